@@ -1,0 +1,88 @@
+"""Generic game loop and parallel batch kernel, written once against the protocol.
+
+These are plain-Python templates; ``simcore.kernels.kernels_for(game)`` compiles one copy
+per game with ``protocol.bind`` (the names ``init``, ``apply``, ``policy`` … below are
+that game's kernels).  The batch kernel crosses the Python boundary once per batch; bots
+are called by integer id inside the loop.
+"""
+import numpy as np
+from numba import prange
+
+from .rng import CHANCE_STREAM, bot_stream, stream_key
+
+RANDOM_BOT = 0
+# games are handed to threads in chunks: lengths vary a lot, so small chunks balance
+# the threads, and each chunk allocates its scratch buffers once
+GAMES_PER_CHUNK = 16
+# result row prefix written by the runner itself
+COL_INDEX = 0
+COL_DECISIONS = 1
+ROW_PREFIX = 2
+
+
+def choose_action(bot_kind, bot_params, state, params, rng, seat, scratch):
+    """The action of ``seat``'s bot.  Bot parameters stay one 2-D array (rows are not
+    sliced out per decision: a slice is a reference-counted view, measurably slow here)."""
+    kind = bot_kind[seat]
+    if kind == RANDOM_BOT:
+        return random_action(state, params, rng, seat)  # noqa: F821 (bound per game)
+    return policy(kind, bot_params, state, params, rng, seat, scratch)  # noqa: F821
+
+
+def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, scratch,
+              record, max_decisions):
+    """Play game ``index`` of run ``seed`` to the end; return the number of decisions
+    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause).
+    The first ``len(record)`` actions are written to ``record``."""
+    init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
+    for s in range(players):
+        rng[s] = stream_key(seed, index, bot_stream(s))
+    cap = record.shape[0]
+    n = 0
+    while not is_terminal(state):  # noqa: F821
+        p = current_player(state)  # noqa: F821
+        a = choose_action(bot_kind, bot_params, state, params, rng, p, scratch)
+        if n < cap:
+            record[n] = a
+        apply(state, params, a)  # noqa: F821
+        n += 1
+        if n > max_decisions:
+            return -1
+    return n
+
+
+def run_batch(params, players, seed, start, count, bot_kind, bot_params, state_size,
+              scratch_size, max_decisions, out):
+    """Play games ``start … start+count-1`` into ``out[g]`` (one result row each)."""
+    nchunks = (count + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK
+    for c in prange(nchunks):
+        state = np.empty(state_size, np.int64)
+        rng = np.empty(players, np.int64)
+        scratch = np.empty(scratch_size, np.int64)
+        record = np.empty(0, np.int64)
+        lo = c * GAMES_PER_CHUNK
+        hi = min(count, lo + GAMES_PER_CHUNK)
+        for g in range(lo, hi):
+            n = play_game(state, params, players, seed, start + g, bot_kind, bot_params,
+                          rng, scratch, record, max_decisions)
+            out[g, COL_INDEX] = start + g
+            out[g, COL_DECISIONS] = n
+            summarize(state, params, players, out[g, ROW_PREFIX:])  # noqa: F821
+
+
+def play_recorded(params, players, seed, index, bot_kind, bot_params, state_size,
+                  scratch_size, max_decisions, record, out_row):
+    """Game ``index`` alone, with its action sequence (for traces and ``show``)."""
+    state = np.empty(state_size, np.int64)
+    rng = np.empty(players, np.int64)
+    scratch = np.empty(scratch_size, np.int64)
+    n = play_game(state, params, players, seed, index, bot_kind, bot_params, rng, scratch,
+                  record, max_decisions)
+    out_row[COL_INDEX] = index
+    out_row[COL_DECISIONS] = n
+    summarize(state, params, players, out_row[ROW_PREFIX:])  # noqa: F821
+    return n
+
+
+TEMPLATES = ("choose_action", "play_game", "run_batch", "play_recorded")
+JIT_OPTIONS = {"run_batch": {"parallel": True}, "choose_action": {"inline": "always"}}

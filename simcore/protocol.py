@@ -1,0 +1,153 @@
+"""The game-kernel protocol every playlab game implements, and the binder that compiles
+generic code (runner, bots, search) against one game.
+
+A game is one module ``simcore/games/<name>.py``.  It declares itself up front with a
+``GameInfo`` named ``INFO`` and provides these Numba functions (all ``@njit(cache=True)``,
+all allocation-free).  ``state`` is a 1-D ``int64`` array of ``INFO.state_size(players)``
+slots whose layout is drawn in the module's header comment; ``params`` is the ``int64``
+vector from ``INFO.make_params(variant)`` (option values in table order, then any data
+tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buffers.
+
+    init(state, params, players, chance_key)
+        Start a new game.  ``chance_key`` seeds the game's chance stream, which lives
+        inside ``state`` so that a copied state replays identically (search needs this).
+    current_player(state) -> int
+        The seat that must decide now (it may be a seat that is not on turn, e.g. a block
+        offered out of turn); -1 when the game is over.  Chance is resolved inside
+        ``apply`` from the in-state stream, so there is never a chance "player".
+    legal_actions(state, params, out) -> n
+        Write the legal action ids, ascending, into ``out[:n]``; n >= 1 unless terminal.
+    random_action(state, params, rng, slot) -> action
+        A uniformly random legal action using stream ``rng[slot]`` (games implement the
+        fast path: it is the random bot and the rollout policy of search bots).
+    apply(state, params, action)
+        Play ``action`` (which must be legal) and resolve any chance that follows.
+    is_terminal(state) -> bool
+    summarize(state, params, players, row)
+        Write the result row: ``score_0..n-1``, ``win_0..n-1`` (1 for every seat of a
+        shared win, all 0 for a truncated game), ``truncated``, ``turns``, then the game's
+        own columns in the order of ``INFO.result_columns(players)``.
+    observe(state, player, out)
+        The information-set view of ``player``: a copy of ``state`` in which everything
+        that seat cannot know is replaced by ``HIDDEN`` (-1) or, for sets, by what is
+        publicly known.  Search bots see only this.
+    determinize(view, params, player, rng, slot, out)
+        Sample a full state consistent with the view ``observe`` returned (hidden cards
+        dealt at random among the places they could be) so that information-set search
+        never reads hidden information.
+
+Python-side (plain functions in the same module):
+
+    action_name(action) -> str               an action in words ("bid 5", "play 6-4")
+    trace_start(state, params) -> [event]    the log events of a fresh game (deals)
+    trace_step(before, action, after, params) -> [event]   events an action produced
+    trace_result(row: dict) -> dict          extra result fields for the trace envelope
+
+``INFO`` (a ``GameInfo``) gives name, player range, options, action count, state size,
+result columns and the maximum number of decisions a game can take.
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from numba import njit
+
+from .options import Option, encode_options, resolve_variant
+
+HIDDEN = -1
+
+# Generic functions receive the game's kernels under these names.
+PROTOCOL_FUNCTIONS = (
+    "init",
+    "current_player",
+    "legal_actions",
+    "random_action",
+    "apply",
+    "is_terminal",
+    "summarize",
+    "observe",
+    "determinize",
+)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: tuple[Option, ...]
+    num_actions: int
+    # slots of the state vector for a given player count
+    state_size: Callable[[int], int]
+    # game-specific result columns (after the common score/win/truncated/turns)
+    extra_columns: Callable[[int], list[str]]
+    # the longest a game can possibly run, in decisions, for the given player count
+    max_decisions: Callable[[int], int]
+    # scratch slots a bot may use (at least num_actions)
+    scratch_size: int = 0
+    chance: str = "explicit stochastic (resolved inside apply)"
+    information: str = "imperfect"
+    utility: str = "general-sum scores; win flags per seat"
+    # builds the kernel parameter vector; games with data tables override it
+    params_builder: Callable[["GameInfo", Mapping[str, Any]], np.ndarray] | None = None
+    description: str = ""
+
+    def resolve_variant(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return resolve_variant(self.options, given)
+
+    def make_params(self, variant: Mapping[str, Any]) -> np.ndarray:
+        if self.params_builder is not None:
+            return self.params_builder(self, variant)
+        return encode_options(self.options, variant)
+
+    def result_columns(self, players: int) -> list[str]:
+        seats = range(players)
+        return (
+            [f"score_{s}" for s in seats]
+            + [f"win_{s}" for s in seats]
+            + ["truncated", "turns"]
+            + list(self.extra_columns(players))
+        )
+
+    def check_players(self, players: int) -> None:
+        if not (self.min_players <= players <= self.max_players):
+            if self.min_players == self.max_players:
+                span = f"exactly {self.min_players}"
+            else:
+                span = f"{self.min_players}-{self.max_players}"
+            raise ValueError(f"{self.name} is played by {span} players, not {players}")
+
+
+def bind(template_module: types.ModuleType, names: Sequence[str], game: types.ModuleType,
+         extra: Mapping[str, Any] | None = None, **jit_options) -> dict[str, Any]:
+    """Compile the plain-Python generic functions ``names`` of ``template_module`` against
+    ``game``'s protocol functions and return them by name.
+
+    Numba resolves a jitted function's globals at compile time, so each game gets its own
+    copy of the generic code whose globals hold that game's kernels.  Each copy gets a
+    game-qualified ``__qualname__`` so that Numba's on-disk cache keeps one entry per game
+    (closures and first-class function arguments are never cache hits).
+    """
+    namespace = dict(vars(template_module))
+    for fn in PROTOCOL_FUNCTIONS:
+        namespace[fn] = getattr(game, fn)
+    if extra:
+        namespace.update(extra)
+    tag = game.INFO.name.replace("-", "_")
+    bound: dict[str, Any] = {}
+    for name in names:
+        template = getattr(template_module, name)
+        fn = types.FunctionType(template.__code__, namespace, name, template.__defaults__)
+        fn.__qualname__ = f"{tag}__{name}"
+        fn.__module__ = template_module.__name__
+        fn.__doc__ = template.__doc__
+        opts = dict(cache=True)
+        opts.update(jit_options.get(name, {}))
+        jitted = njit(**opts)(fn)
+        namespace[name] = jitted  # later generic functions call the bound version
+        bound[name] = jitted
+    return bound

@@ -1,0 +1,144 @@
+"""Run configurations, batches of games and their results as pandas frames."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from bots.registry import Bot, bot_arrays, parse_bots
+from .engine import COL_DECISIONS, ROW_PREFIX
+from .games import load_game
+from .kernels import kernels_for
+
+
+class KernelError(RuntimeError):
+    pass
+
+
+@dataclass
+class RunConfig:
+    """Everything that determines a run: game i depends only on this and i."""
+    game: str
+    players: int
+    bots: list[Bot]
+    variant: dict[str, Any]
+    seed: int
+
+    @classmethod
+    def build(cls, game: str, players: int | None, bots: str | Sequence[str] = "random",
+              variant: dict[str, Any] | None = None, seed: int = 0) -> "RunConfig":
+        module = load_game(game)
+        info = module.INFO
+        if players is None:
+            players = info.min_players if info.min_players == info.max_players else max(2, info.min_players)
+        info.check_players(players)
+        if seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, not {seed}")
+        return cls(game, players, parse_bots(module, bots, players), info.resolve_variant(variant), seed)
+
+    @property
+    def module(self):
+        return load_game(self.game)
+
+    @property
+    def info(self):
+        return self.module.INFO
+
+    @property
+    def bot_labels(self) -> list[str]:
+        return [b.label for b in self.bots]
+
+    def params(self) -> np.ndarray:
+        return self.info.make_params(self.variant)
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-able identity of the run (stored beside results to make resuming safe)."""
+        return {"game": self.game, "players": self.players, "bots": self.bot_labels,
+                "variant": dict(self.variant), "seed": self.seed}
+
+    def columns(self) -> list[str]:
+        return ["index", "decisions"] + self.info.result_columns(self.players)
+
+
+@dataclass
+class Batch:
+    """Prepared kernel arguments for one configuration (reused across chunks)."""
+    config: RunConfig
+    kernels: Any = field(init=False)
+    params: np.ndarray = field(init=False)
+    kinds: np.ndarray = field(init=False)
+    bot_params: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.kernels = kernels_for(self.config.game)
+        self.params = self.config.params()
+        self.kinds, self.bot_params = bot_arrays(self.config.bots)
+        info = self.config.info
+        p = self.config.players
+        self.state_size = info.state_size(p)
+        self.scratch_size = max(info.scratch_size, info.num_actions)
+        self.max_decisions = info.max_decisions(p)
+
+    def run(self, start: int, count: int) -> np.ndarray:
+        c = self.config
+        out = np.zeros((count, len(c.columns())), dtype=np.int64)
+        if count:
+            self.kernels.run_batch(self.params, c.players, c.seed, start, count, self.kinds,
+                                   self.bot_params, self.state_size, self.scratch_size,
+                                   self.max_decisions, out)
+        check_rows(out)
+        return out
+
+    def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, result row) of game ``index``."""
+        c = self.config
+        actions = np.zeros(self.max_decisions + 1, dtype=np.int64)
+        row = np.zeros(len(c.columns()), dtype=np.int64)
+        n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
+                                       self.bot_params, self.state_size, self.scratch_size,
+                                       self.max_decisions, actions, row)
+        check_rows(row[None, :])
+        return actions[:n], row
+
+
+def check_rows(rows: np.ndarray) -> None:
+    bad = np.flatnonzero(rows[:, COL_DECISIONS] < 0)
+    if bad.size:
+        raise KernelError(f"game {rows[bad[0], 0]} exceeded the game's maximum length (kernel bug)")
+
+
+def set_threads(threads: int | None) -> int:
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = limit
+    if threads < 1:
+        raise ValueError(f"--threads must be >= 1, not {threads}")
+    threads = min(threads, limit)
+    numba.set_num_threads(threads)
+    return threads
+
+
+def to_frame(config: RunConfig, rows: np.ndarray) -> pd.DataFrame:
+    """One row per game: index, players, bot_i, then the kernel's columns."""
+    cols = config.columns()
+    df = pd.DataFrame(rows, columns=cols)
+    df.insert(1, "players", np.int64(config.players))
+    for s, label in enumerate(config.bot_labels):
+        df.insert(2 + s, f"bot_{s}", label)
+    df["truncated"] = df["truncated"].astype(bool)
+    return df
+
+
+def run_games(config: RunConfig, games: int, start: int = 0, threads: int | None = None) -> pd.DataFrame:
+    """Play games ``start … start+games-1`` locally and return their results frame."""
+    set_threads(threads)
+    return to_frame(config, Batch(config).run(start, games))
+
+
+def default_threads() -> int:
+    return os.cpu_count() or 1
