@@ -95,6 +95,8 @@ class GameInfo:
     # builds the kernel parameter vector; games with data tables override it
     params_builder: Callable[["GameInfo", Mapping[str, Any]], np.ndarray] | None = None
     description: str = ""
+    # result columns whose sums are reported as throughput by `playlab bench` (X_per_s)
+    rate_columns: tuple[str, ...] = ()
 
     def resolve_variant(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return resolve_variant(self.options, given)

@@ -612,7 +612,12 @@ INFO = GameInfo(
     information="imperfect (hidden hands, widow and discard)",
     utility="points per hand; one winner per game",
     description="trick-taking dominoes: bid, take the widow, name trump, 7 tricks; first to 21",
+    rate_columns=("hands",),
 )
+
+
+# events that open a section of `playlab show`
+SECTION_EVENTS = ("hand",)
 
 
 # ---- words ------------------------------------------------------------------------------------
