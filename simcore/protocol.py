@@ -38,10 +38,11 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
 
 Python-side (plain functions in the same module):
 
-    action_name(action) -> str               an action in words ("bid 5", "play 6-4")
-    trace_start(state, params) -> [event]    the log events of a fresh game (deals)
-    trace_step(before, action, after, params) -> [event]   events an action produced
-    trace_result(row: dict) -> dict          extra result fields for the trace envelope
+    action_name(action) -> str                        an action in words ("bid 5", "play 6-4")
+    trace_start(state, params, players) -> [event]    log events of a fresh game (deals)
+    trace_step(before, action, after, params, players) -> [event]   events of one action
+    trace_result(values: dict, players) -> dict       extra result fields for the trace
+    SECTION_EVENTS (optional)                         event kinds `show` prints unindented
 
 ``INFO`` (a ``GameInfo``) gives name, player range, options, action count, state size,
 result columns and the maximum number of decisions a game can take.
@@ -85,7 +86,8 @@ class GameInfo:
     state_size: Callable[[int], int]
     # game-specific result columns (after the common score/win/truncated/turns)
     extra_columns: Callable[[int], list[str]]
-    # the longest a game can possibly run, in decisions, for the given player count
+    # an upper bound on a game's decisions for the player count under any variant: the
+    # engine's guard against a kernel that never ends (traces do not allocate this much)
     max_decisions: Callable[[int], int]
     # scratch slots a bot may use (at least num_actions)
     scratch_size: int = 0

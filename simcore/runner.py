@@ -14,6 +14,10 @@ from .games import load_game
 from .kernels import kernels_for
 
 
+# actions recorded per traced game before the buffer has to grow
+RECORD_START = 4096
+
+
 class KernelError(RuntimeError):
     pass
 
@@ -81,6 +85,7 @@ class Batch:
         self.state_size = info.state_size(p)
         self.scratch_size = max(info.scratch_size, info.num_actions)
         self.max_decisions = info.max_decisions(p)
+        self._record_buffer = np.zeros(RECORD_START, dtype=np.int64)
 
     def run(self, start: int, count: int) -> np.ndarray:
         c = self.config
@@ -93,15 +98,19 @@ class Batch:
         return out
 
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, result row) of game ``index``."""
+        """(actions, result row) of game ``index``.  The action buffer starts small and the
+        game is replayed into a larger one when it ran longer (replaying is exact)."""
         c = self.config
-        actions = np.zeros(self.max_decisions + 1, dtype=np.int64)
         row = np.zeros(len(c.columns()), dtype=np.int64)
-        n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
-                                       self.bot_params, self.state_size, self.scratch_size,
-                                       self.max_decisions, actions, row)
-        check_rows(row[None, :])
-        return actions[:n], row
+        while True:
+            actions = self._record_buffer
+            n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
+                                           self.bot_params, self.state_size, self.scratch_size,
+                                           self.max_decisions, actions, row)
+            check_rows(row[None, :])
+            if n <= len(actions):
+                return actions[:n].copy(), row
+            self._record_buffer = np.zeros(n, dtype=np.int64)
 
 
 def check_rows(rows: np.ndarray) -> None:
