@@ -163,6 +163,27 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, as_json):
     click.echo(json.dumps(records, indent=1) if as_json else format_table(records))
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--bot", required=True, help="the bot to tune, e.g. bidder")
+@click.option("--grid", "grid_items", multiple=True, required=True, metavar="NAME=V1,V2,…",
+              help="values to try for one parameter (repeatable; every combination is played)")
+@click.option("--against", default="random", show_default=True, help="the bot in every other seat")
+@click.option("--players", type=int, default=None)
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=2000, show_default=True, help="games per seat per candidate")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@_variant_option
+@click.option("--threads", type=click.IntRange(min=1), default=None)
+def tune(game, bot, grid_items, against, players, n_games, seed, variant, threads):
+    """Rank settings of a bot's parameters by win rate against a field (every seat)."""
+    from experiments.tune import parse_grid, tune as run_tune
+
+    table = run_tune(game, bot, parse_grid(grid_items), against, players, n_games, seed,
+                     parse_variant_args(variant), threads)
+    with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20):
+        click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+
+
 def _fail(message: str, code: int = 2) -> None:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
