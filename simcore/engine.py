@@ -38,8 +38,19 @@ def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, sc
     for s in range(players):
         rng[s] = stream_key(seed, index, bot_stream(s))
     cap = record.shape[0]
+    # when every seat plays at random the game may take many decisions in one fast call
+    # (same draws, same result); recording needs each action, so it steps one by one
+    fast = cap == 0
+    for s in range(players):
+        if bot_kind[s] != RANDOM_BOT:
+            fast = False
     n = 0
     while not is_terminal(state):  # noqa: F821
+        if fast:
+            k = random_run(state, params, rng)  # noqa: F821
+            if k > 0:
+                n += k
+                continue
         p = current_player(state)  # noqa: F821
         a = choose_action(bot_kind, bot_params, state, params, rng, p, scratch)
         if n < cap:

@@ -23,6 +23,10 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
     apply(state, params, action)
         Play ``action`` (which must be legal) and resolve any chance that follows.
     is_terminal(state) -> bool
+    random_run(state, params, rng) -> n        (optional)
+        Fast path when every seat is random: take as many decisions as convenient, each
+        exactly as ``random_action`` (stream ``rng[seat]``) + ``apply`` would, and return
+        how many (0 = none now).  Games without one get ``no_random_run``.
     summarize(state, params, players, row)
         Write the result row: ``score_0..n-1``, ``win_0..n-1`` (1 for every seat of a
         shared win, all 0 for a truncated game), ``truncated``, ``turns``, then the game's
@@ -68,6 +72,7 @@ PROTOCOL_FUNCTIONS = (
     "random_action",
     "apply",
     "is_terminal",
+    "random_run",
     "summarize",
     "observe",
     "determinize",
@@ -126,6 +131,14 @@ class GameInfo:
             raise ValueError(f"{self.name} is played by {span} players, not {players}")
 
 
+@njit(cache=True)
+def no_random_run(state, params, rng):
+    return 0
+
+
+OPTIONAL_FUNCTIONS = {"random_run": no_random_run}
+
+
 def bind(template_module: types.ModuleType, names: Sequence[str], game: types.ModuleType,
          extra: Mapping[str, Any] | None = None, **jit_options) -> dict[str, Any]:
     """Compile the plain-Python generic functions ``names`` of ``template_module`` against
@@ -138,7 +151,7 @@ def bind(template_module: types.ModuleType, names: Sequence[str], game: types.Mo
     """
     namespace = dict(vars(template_module))
     for fn in PROTOCOL_FUNCTIONS:
-        namespace[fn] = getattr(game, fn)
+        namespace[fn] = getattr(game, fn, None) or OPTIONAL_FUNCTIONS[fn]
     if extra:
         namespace.update(extra)
     tag = game.INFO.name.replace("-", "_")

@@ -125,3 +125,16 @@ def test_trace_matches_results_row():
         assert t["result"]["scores"] == [int(rows[i, cols.index(f"score_{s}")]) for s in range(3)]
         assert t["result"]["truncated"] == bool(rows[i, cols.index("truncated")])
         assert sum(1 for e in t["log"] if e.startswith("hand ")) == rows[i, cols.index("hands")]
+
+
+def test_random_fast_path_equals_step_by_step():
+    """run_batch plays all-random games through ``random_run``; recording steps through
+    ``random_action`` + ``apply``: every result column must agree."""
+    for variant in VARIANTS:
+        config = RunConfig.build("moon", 3, "random", variant, 31)
+        batch = Batch(config)
+        rows = batch.run(0, 40)
+        for i in range(40):
+            actions, row = batch.record(i)
+            assert np.array_equal(row, rows[i])
+            assert len(actions) == rows[i, 1]

@@ -483,6 +483,69 @@ def apply(state, params, action):
         _start_play(state)
 
 
+@njit(cache=True)
+def random_run(state, params, rng):
+    """Fast path for seats that all play at random: play out the current hand's tricks
+    exactly as ``random_action`` + ``apply`` would, decision for decision and with the same
+    draws from each seat's stream, in one tight loop.  Returns the decisions taken (0
+    outside the play phase).  It is the hot path of random benchmarks and of search
+    rollouts; tests check it against the step-by-step path."""
+    if state[PHASE] != PHASE_PLAY:
+        return 0
+    trump = state[TRUMP]
+    actor = state[ACTOR]
+    in_trick = state[IN_TRICK]
+    led = state[LED]
+    played = state[PLAYED]
+    trick_no = state[TRICK_NO]
+    n = 0
+    while True:
+        hand = state[HAND + actor]
+        legal = hand
+        if in_trick != 0:
+            follow = hand & FOLLOW_MASK[trump, led]
+            if follow != 0:
+                legal = follow
+        t = random_set_bit(rng, actor, legal)
+        bit = 1 << t
+        state[HAND + actor] = hand & ~bit
+        played |= bit
+        state[TABLE + actor] = t
+        n += 1
+        if in_trick == 0:
+            led = LED_SUIT[trump, t]
+        elif not (FOLLOW_MASK[trump, led] >> t) & 1:
+            state[VOID + actor] |= 1 << led
+        in_trick += 1
+        if in_trick < PLAYERS:
+            actor = actor + 1 if actor + 1 < PLAYERS else 0
+            continue
+        w = 0
+        best = -1
+        for s in range(PLAYERS):
+            pw = POWER[trump, led, state[TABLE + s]]
+            if pw > best:
+                best = pw
+                w = s
+            state[TABLE + s] = -1
+        state[TRICKS + w] += 1
+        trick_no += 1
+        in_trick = 0
+        actor = w
+        if trick_no == TRICKS_PER_HAND:
+            break
+    state[LAST_TRICK_WINNER] = actor
+    state[LEADER] = actor
+    state[ACTOR] = actor
+    state[IN_TRICK] = 0
+    state[LED] = led
+    state[PLAYED] = played
+    state[TRICK_NO] = trick_no
+    state[TURNS] += n
+    _score_hand(state, params)
+    return n
+
+
 EXTRA_STATS = ("bids_made", "bids_failed", "moon_attempts", "moons_made")
 STAT_SLOTS = (BIDS_MADE, BIDS_FAILED, MOON_TRIES, MOONS_MADE)
 
