@@ -179,20 +179,19 @@ def _bid(state, params, seat, aggression, moon_threshold, rule, w):
 
 @njit(cache=True)
 def _discard(state, params, seat, rule, w):
-    """Discard the tile whose loss leaves the best estimate under the best trump (the
-    trump already named when trump comes before the widow)."""
+    """Discard the tile whose loss costs the least under the trump the 8-tile hand likes
+    best (or the trump already named when trump comes before the widow)."""
     hand = state[HAND + seat]
-    doubles = params[OPT_DOUBLES_TRUMP] != 0
-    named = state[TRUMP]
+    tr = state[TRUMP]
+    if tr < 0:
+        tr = best_trump(hand, 0, params[OPT_DOUBLES_TRUMP] != 0, rule, w)
     best_t = lowest_bit_index(hand)
     best = -1e9
     m = hand
     while m:
         t = lowest_bit_index(m)
         m &= m - 1
-        rest = hand & ~(1 << t)
-        tr = named if named >= 0 else best_trump(rest, 1 << t, doubles, rule, w)
-        sc = estimate_tricks(rest, 1 << t, tr, w)
+        sc = estimate_tricks(hand & ~(1 << t), 1 << t, tr, w)
         if sc > best + 1e-9:
             best = sc
             best_t = t
@@ -249,12 +248,12 @@ def _play(state, params, seat):
             top = sure_winners(hand, gone, trump, LED_TRUMPS)
             if seat == bidder and outstanding and top:
                 return PLAY_BASE + _strongest(top, trump)
-        plain = hand & ~TRUMP_MASK[trump]
-        for led in range(7):
-            m = sure_winners(plain, gone, trump, led) & plain
-            if m:
-                # a plain winner only holds if no opponent can trump it
-                if trump == TRUMP_NONE or not (TRUMP_MASK[trump] & ~hand & ~gone):
+        # a plain winner only holds when no opponent can trump it
+        if trump == TRUMP_NONE or not (TRUMP_MASK[trump] & ~hand & ~gone):
+            plain = hand & ~TRUMP_MASK[trump]
+            for led in range(7):
+                m = sure_winners(plain, gone, trump, led) & plain
+                if m:
                     return PLAY_BASE + _strongest(m, trump)
         return PLAY_BASE + _cheapest(legal, trump)
     led = state[LED]
