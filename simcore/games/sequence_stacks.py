@@ -1,0 +1,947 @@
+"""Sequence Stacks: shared 1→5 runs per colour, chips, action cards and the out-of-turn
+block (rules: ``shared/rules/sequence_stacks.md``; trace events: ``shared/spec/trace.md``).
+
+Cards
+=====
+17 card types, coded 0…16 (a hand is a count vector over them)::
+
+    0 r1   1 r2   2 r3   3 r4   4 r5   5 rw        colour = code // 6 (0 red, 1 blue)
+    6 b1   7 b2   8 b3   9 b4  10 b5  11 bw        number index = code % 6 (5 = wild)
+   12 skip  13 reverse  14 steal-card  15 block  16 steal-chip   (action kind = code - 12)
+
+Pile slots: slot = colour * MAX_PILES + k (k < piles_per_colour ≤ MAX_PILES = 4), named
+``red.k`` / ``blue.k``.  A pile is its top number (0 = empty) and a bitmask of the
+positions (bit n-1 = number n) filled by a wild; that is enough to put its exact cards on
+the completed stack.
+
+Action encoding (NUM_ACTIONS = 156, legal lists ascending)
+==========================================================
+::
+
+      0 …  95  play a number/wild:  ((src * 12 + card) * MAX_PILES + k)
+                 src 0 = hand, 1 = top of the own discard pile; card 0…11; the pile is
+                 slot k of the card's colour; the number it stands for is top + 1
+     96 …  97  skip        96 + src
+     98 …  99  reverse     98 + src
+    100 … 111  steal-card  100 + src * 6 + victim
+    112 … 135  steal-chip  112 + (src * 6 + victim) * 2 + colour
+    136 … 152  end the turn discarding card type c from hand: 136 + c
+    153        end the turn without a discard (only with an empty hand)
+    154        block (out of turn, in the block window)
+    155        pass  (decline to block)
+
+State layout (1-D int64, STATE_SIZE slots, the same for every player count)
+===========================================================================
+::
+
+    [0]  PLAYERS      [1] OVER        [2] WINNER (-1)   [3] TRUNCATED
+    [4]  TURN (seat on turn)          [5] DIR (+1 clockwise / -1)
+    [6]  TURNS (turns begun)          [7] PLAYS (in-turn plays this turn)
+    [8]  WINDOW (seat asked to block, -1 = no block window open)
+    [9]  WINDOW_SLOT (pile slot of the completion being resolved, -1)
+    [10] PENDING_DRAW (the completing play emptied the hand: draw after the window)
+    [11] DRAW_POS  [12] DRAW_LEN  (draw pile = DRAW[DRAW_POS:DRAW_LEN], top first)
+    [13] COMPLETED_N  [14] RESHUFFLES  [15] RNG (chance stream, simcore.rng)
+    SUPPLY     [16:18]      chips left in the supply, per colour
+    SPECIAL    [18:23]      played action cards (out of the game), per kind
+    COMPLETED  [23:35]      completed stack as counts of the 12 number/wild types
+    PILE_TOP   [35:43]      top number of each pile slot (0 = empty)
+    PILE_WILD  [43:51]      wild-position bitmask of each slot
+    HAND_N     [51:57]      hand sizes (public)
+    HAND_MASK  [57:63]      bit c set when the hand holds card type c
+    DISC_N     [63:69]      personal discard pile sizes
+    SKIPS      [69:75]      turns each seat still has to lose to skips
+    CHIPS      [75:87]      seat * 2 + colour
+    STATS      [87:129]     kind * 6 + seat; kinds: completed, blocked, blocks, skip,
+                            reverse, steal-card, steal-chip
+    HAND       [129:231]    seat * 17 + card type: counts
+    DISC       [231:951]    seat * 120 + i: personal discard stacks (i = 0 bottom)
+    DRAW       [951:1071]   the draw pile array (after a reshuffle it starts at 0)
+
+Decisions and safeguards
+========================
+* The block window is offered after every completion (also when that colour's chip
+  supply is empty); opponents holding a ``block`` are asked in turn order starting with
+  the next seat in the current direction; the first block cancels it.
+* With ``refill_each_turn`` off, a turn that begins with an empty hand draws
+  ``hand_size`` (the empty-hand draw), so a player is never stuck without cards.
+* A turn lost to a skip is not a turn played: it counts neither in ``turns`` nor
+  towards the round cap.  Skips accumulate per seat (two skips cost two turns).
+* A steal-card played as the last card of the hand does not empty it (the stolen card
+  arrives), so it causes no draw; any other last card played from hand does.
+* Truncation: a game ends as truncated when a turn ends and ``round_cap × players``
+  turns have been played.  Simulation safeguard: at most TURN_PLAY_CAP plays in one
+  turn (then only the end-of-turn discard is legal), so every game is finite and
+  ``max_decisions`` is a true bound.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simcore.options import Option
+from simcore.protocol import HIDDEN, GameInfo
+from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
+
+# ---------------------------------------------------------------------------- cards
+NCARD = 17
+NUMBER_TYPES = 12
+SKIP_CARD = 12
+REVERSE_CARD = 13
+STEAL_CARD_CARD = 14
+BLOCK_CARD = 15
+STEAL_CHIP_CARD = 16
+CARD_NAMES = ("r1", "r2", "r3", "r4", "r5", "rw", "b1", "b2", "b3", "b4", "b5", "bw",
+              "skip", "reverse", "steal-card", "block", "steal-chip")
+CARD_CODES = {name: i for i, name in enumerate(CARD_NAMES)}
+COLOUR_NAMES = ("red", "blue")
+SOURCE_NAMES = ("hand", "discard")
+# card counts of the full deck (3+ players) and the two-player deck
+DECK_FULL = (9, 9, 9, 9, 9, 7, 9, 9, 9, 9, 9, 7, 3, 3, 3, 3, 4)
+DECK_TWO = (9, 9, 9, 9, 9, 7, 9, 9, 9, 9, 9, 7, 2, 0, 2, 2, 2)
+DECK_MAX = 120
+
+MAX_PLAYERS = 6
+MAX_PILES = 4  # piles per colour the state has room for (option high bound)
+TURN_PLAY_CAP = 100  # safeguard: plays in one turn before only the discard is legal
+
+# --------------------------------------------------------------------------- params
+P_REFILL = 0
+P_HAND = 1
+P_PILES = 2
+P_CHIPS_TO_WIN = 3
+P_MIN_EACH = 4
+P_SUPPLY = 5
+P_ROUND_CAP = 6
+ROUND_CAP_MAX = 2000
+HAND_SIZE_MAX = 10
+
+OPTIONS = (
+    Option("refill_each_turn", "bool", True, "draw up to hand_size at the start of each turn"),
+    Option("hand_size", "int", 5, "cards dealt, refilled to, and drawn when the hand empties mid-turn",
+           1, HAND_SIZE_MAX),
+    Option("piles_per_colour", "int", 2, "sequence piles that may be in progress per colour",
+           1, MAX_PILES),
+    Option("chips_to_win", "int", 5, "chips needed to win", 1, 40),
+    Option("min_each_colour", "int", 2, "of which at least this many red and this many blue", 0, 20),
+    Option("chip_supply", "int", 20, "chips of each colour in the supply", 0, 40),
+    Option("round_cap", "int", 500, "turns per player after which an unfinished game is truncated",
+           1, ROUND_CAP_MAX),
+)
+
+# ---------------------------------------------------------------------------- actions
+A_PLAY = 0
+A_SKIP = 96
+A_REVERSE = 98
+A_STEAL_CARD = 100
+A_STEAL_CHIP = 112
+A_DISCARD = 136
+A_END = 153
+A_BLOCK = 154
+A_PASS = 155
+NUM_ACTIONS = 156
+PLAYS_PER_SOURCE = NUMBER_TYPES * MAX_PILES  # 48
+
+# ---------------------------------------------------------------------------- state
+PLAYERS = 0
+OVER = 1
+WINNER = 2
+TRUNCATED = 3
+TURN = 4
+DIR = 5
+TURNS = 6
+PLAYS = 7
+WINDOW = 8
+WINDOW_SLOT = 9
+PENDING_DRAW = 10
+DRAW_POS = 11
+DRAW_LEN = 12
+COMPLETED_N = 13
+RESHUFFLES = 14
+RNG = 15
+SUPPLY = 16
+SPECIAL = 18
+COMPLETED = 23
+PILE_TOP = 35
+PILE_WILD = PILE_TOP + 2 * MAX_PILES  # 43
+HAND_N = PILE_WILD + 2 * MAX_PILES  # 51
+HAND_MASK = HAND_N + MAX_PLAYERS  # 57
+DISC_N = HAND_MASK + MAX_PLAYERS  # 63
+SKIPS = DISC_N + MAX_PLAYERS  # 69
+CHIPS = SKIPS + MAX_PLAYERS  # 75
+STATS = CHIPS + 2 * MAX_PLAYERS  # 87
+ST_COMPLETED = 0
+ST_BLOCKED = 1
+ST_BLOCKS = 2
+ST_SKIP = 3
+ST_REVERSE = 4
+ST_STEAL_CARD = 5
+ST_STEAL_CHIP = 6
+N_STATS = 7
+HAND = STATS + N_STATS * MAX_PLAYERS  # 129
+DISC_CAP = DECK_MAX
+DISC = HAND + NCARD * MAX_PLAYERS  # 231
+DRAW = DISC + DISC_CAP * MAX_PLAYERS  # 951
+STATE_SIZE = DRAW + DECK_MAX  # 1071
+
+
+# ============================================================================ helpers
+@njit(cache=True, inline="always")
+def _step(x, d, n):
+    x += d
+    if x < 0:
+        x += n
+    elif x >= n:
+        x -= n
+    return x
+
+
+@njit(cache=True, inline="always")
+def _hand_add(state, s, c):
+    state[HAND + s * NCARD + c] += 1
+    state[HAND_N + s] += 1
+    state[HAND_MASK + s] |= np.int64(1) << c
+
+
+@njit(cache=True, inline="always")
+def _hand_remove(state, s, c):
+    i = HAND + s * NCARD + c
+    state[i] -= 1
+    state[HAND_N + s] -= 1
+    if state[i] == 0:
+        state[HAND_MASK + s] &= ~(np.int64(1) << c)
+
+
+@njit(cache=True, inline="always")
+def _disc_top(state, s):
+    n = state[DISC_N + s]
+    if n == 0:
+        return -1
+    return state[DISC + s * DISC_CAP + n - 1]
+
+
+@njit(cache=True, inline="always")
+def _disc_pop(state, s):
+    n = state[DISC_N + s] - 1
+    state[DISC_N + s] = n
+    return state[DISC + s * DISC_CAP + n]
+
+
+@njit(cache=True, inline="always")
+def _take(state, s, src, c):
+    """Remove card ``c`` from seat ``s``'s hand (src 0) or discard top (src 1)."""
+    if src == 0:
+        _hand_remove(state, s, c)
+    else:
+        _disc_pop(state, s)
+
+
+@njit(cache=True, inline="always")
+def _wins(r, b, params):
+    m = params[P_MIN_EACH]
+    return r + b >= params[P_CHIPS_TO_WIN] and r >= m and b >= m
+
+
+@njit(cache=True, inline="always")
+def _deck_count(players, c):
+    """Copies of card type ``c`` in the deck for ``players`` (112 cards for two)."""
+    if c < NUMBER_TYPES:
+        return 7 if c % 6 == 5 else 9
+    if players == 2:
+        return 0 if c == REVERSE_CARD else 2
+    return 4 if c == STEAL_CHIP_CARD else 3
+
+
+@njit(cache=True, inline="always")
+def _shuffle_range(slots, i, arr, lo, n):
+    """Fisher-Yates shuffle of ``arr[lo:lo+n]`` with stream ``slots[i]`` (as
+    ``simcore.rng.shuffle``, without making a slice)."""
+    for j in range(n - 1, 0, -1):
+        k = below(slots, i, j + 1)
+        t = arr[lo + j]
+        arr[lo + j] = arr[lo + k]
+        arr[lo + k] = t
+
+
+@njit(cache=True)
+def _reshuffle(state):
+    n = 0
+    for t in range(NUMBER_TYPES):
+        for _ in range(state[COMPLETED + t]):
+            state[DRAW + n] = t
+            n += 1
+        state[COMPLETED + t] = 0
+    state[COMPLETED_N] = 0
+    _shuffle_range(state, RNG, state, DRAW, n)
+    state[DRAW_POS] = 0
+    state[DRAW_LEN] = n
+    state[RESHUFFLES] += 1
+
+
+@njit(cache=True)
+def _draw(state, s, count):
+    for _ in range(count):
+        pos = state[DRAW_POS]
+        if pos == state[DRAW_LEN]:
+            if state[COMPLETED_N] == 0:
+                return
+            _reshuffle(state)
+            pos = 0
+        _hand_add(state, s, state[DRAW + pos])
+        state[DRAW_POS] = pos + 1
+
+
+@njit(cache=True)
+def _begin_turn(state, params, t):
+    state[TURN] = t
+    state[TURNS] += 1
+    state[PLAYS] = 0
+    hs = params[P_HAND]
+    hn = state[HAND_N + t]
+    if params[P_REFILL] != 0:
+        if hn < hs:
+            _draw(state, t, hs - hn)
+    elif hn == 0:
+        _draw(state, t, hs)
+
+
+@njit(cache=True)
+def _end_turn(state, params):
+    n = state[PLAYERS]
+    if state[TURNS] >= params[P_ROUND_CAP] * n:
+        state[OVER] = 1
+        state[TRUNCATED] = 1
+        return
+    d = state[DIR]
+    x = state[TURN]
+    while True:
+        x = _step(x, d, n)
+        if state[SKIPS + x] > 0:
+            state[SKIPS + x] -= 1
+        else:
+            break
+    _begin_turn(state, params, x)
+
+
+@njit(cache=True)
+def _next_holder(state, after, completer, n, d):
+    """The next seat after ``after`` (in direction d, stopping at the completer) that
+    holds a block in hand, or -1."""
+    x = after
+    while True:
+        x = _step(x, d, n)
+        if x == completer:
+            return -1
+        if state[HAND + x * NCARD + BLOCK_CARD] > 0:
+            return x
+
+
+@njit(cache=True)
+def _resolve(state, params, blocker):
+    """Close the completion of pile WINDOW_SLOT: chip (unless ``blocker`` >= 0 blocked
+    it), pile to the completed stack, win check, then the draw owed for a hand emptied
+    by the play.  (Seats are passed as runtime values, never literals, so that Numba
+    compiles one specialisation.)"""
+    slot = state[WINDOW_SLOT]
+    s = state[TURN]
+    col = slot // MAX_PILES
+    wild = state[PILE_WILD + slot]
+    base = COMPLETED + col * 6
+    for i in range(5):
+        if (wild >> i) & 1:
+            state[base + 5] += 1
+        else:
+            state[base + i] += 1
+    state[COMPLETED_N] += 5
+    state[PILE_TOP + slot] = 0
+    state[PILE_WILD + slot] = 0
+    state[WINDOW] = -1
+    state[WINDOW_SLOT] = -1
+    if blocker >= 0:
+        state[STATS + ST_BLOCKED * MAX_PLAYERS + s] += 1
+    elif state[SUPPLY + col] > 0:
+        state[SUPPLY + col] -= 1
+        state[CHIPS + 2 * s + col] += 1
+        if _wins(state[CHIPS + 2 * s], state[CHIPS + 2 * s + 1], params):
+            state[OVER] = 1
+            state[WINNER] = s
+            state[PENDING_DRAW] = 0
+            return
+    if state[PENDING_DRAW] != 0:
+        state[PENDING_DRAW] = 0
+        _draw(state, s, params[P_HAND])
+
+
+# ============================================================================ protocol
+@njit(cache=True)
+def init(state, params, players, chance_key):
+    for i in range(DISC):
+        state[i] = 0
+    state[PLAYERS] = players
+    state[WINNER] = -1
+    state[DIR] = 1
+    state[WINDOW] = -1
+    state[WINDOW_SLOT] = -1
+    state[RNG] = chance_key
+    state[SUPPLY] = params[P_SUPPLY]
+    state[SUPPLY + 1] = params[P_SUPPLY]
+    n = 0
+    for c in range(NCARD):
+        for _ in range(_deck_count(players, c)):
+            state[DRAW + n] = c
+            n += 1
+    _shuffle_range(state, RNG, state, DRAW, n)
+    state[DRAW_LEN] = n
+    hs = params[P_HAND]
+    for s in range(players):
+        for j in range(hs):
+            _hand_add(state, s, state[DRAW + s * hs + j])
+    state[DRAW_POS] = players * hs
+    _begin_turn(state, params, state[TURN])  # seat 0 (not a literal: one specialisation)
+
+
+@njit(cache=True, inline="always")
+def current_player(state):
+    if state[OVER] != 0:
+        return -1
+    w = state[WINDOW]
+    if w >= 0:
+        return w
+    return state[TURN]
+
+
+@njit(cache=True, inline="always")
+def is_terminal(state):
+    return state[OVER] != 0
+
+
+@njit(cache=True)
+def _scan(state, params, out, k):
+    """Enumerate the legal actions in ascending order.  k < 0: write them to ``out`` and
+    return their number; k >= 0: return the k-th (or the number if there are fewer).
+
+    One loop walks the action groups in id order (plays from hand, plays from the
+    discard top, skip, reverse, steal-card, steal-chip, end of turn) with a single
+    emission point, which keeps the compiled code small."""
+    if state[OVER] != 0:
+        return 0
+    if state[WINDOW] >= 0:
+        if k < 0:
+            out[0] = A_BLOCK
+            out[1] = A_PASS
+            return 2
+        return A_BLOCK + k if k < 2 else 2
+    s = state[TURN]
+    n = state[PLAYERS]
+    hm = state[HAND_MASK + s]
+    top = _disc_top(state, s)
+    ppc = params[P_PILES]
+    r = state[CHIPS + 2 * s]
+    b = state[CHIPS + 2 * s + 1]
+    red_ok = not _wins(r + 1, b, params)
+    blue_ok = not _wins(r, b + 1, params)
+    idx = 0
+    group = 0 if state[PLAYS] < TURN_PLAY_CAP else 8
+    while group < 10:
+        # the candidate ids of this group: a bitmask ``cand`` over ``width`` ids
+        cand = np.int64(0)
+        base = 0
+        if group < 2:  # plays from hand (0) / the discard top (1): per card type
+            src = group
+            cards = hm & 0xFFF if src == 0 else (np.int64(1) << top if 0 <= top < 12 else 0)
+            while cards != 0:
+                c = lowest_bit_index(cards)
+                cards &= cards - 1
+                col = 1 if c >= 6 else 0
+                num = c - 6 * col
+                pb = PILE_TOP + col * MAX_PILES
+                for kk in range(ppc):
+                    if num == 5 or state[pb + kk] == num:
+                        a = (src * NUMBER_TYPES + c) * MAX_PILES + kk
+                        if k < 0:
+                            out[idx] = a
+                        elif idx == k:
+                            return a
+                        idx += 1
+            group += 1
+            continue
+        if group < 6:  # skip, reverse, steal-card, steal-chip: card from hand / discard top
+            card = SKIP_CARD + group - 2
+            if card == REVERSE_CARD + 1:
+                card = STEAL_CARD_CARD
+            elif card == REVERSE_CARD + 2:
+                card = STEAL_CHIP_CARD
+            srcs = ((hm >> card) & 1) | ((2 if top == card else 0))
+            if srcs != 0:
+                if card <= REVERSE_CARD:
+                    base = A_SKIP + (card - SKIP_CARD) * 2
+                    cand = srcs
+                elif card == STEAL_CARD_CARD:
+                    base = A_STEAL_CARD
+                    for v in range(n):
+                        if v != s and state[DISC_N + v] > 0:
+                            for src in range(2):
+                                if (srcs >> src) & 1:
+                                    cand |= np.int64(1) << (src * 6 + v)
+                else:
+                    base = A_STEAL_CHIP
+                    for v in range(n):
+                        if v == s:
+                            continue
+                        for src in range(2):
+                            if (srcs >> src) & 1:
+                                if red_ok and state[CHIPS + 2 * v] > 0:
+                                    cand |= np.int64(1) << ((src * 6 + v) * 2)
+                                if blue_ok and state[CHIPS + 2 * v + 1] > 0:
+                                    cand |= np.int64(1) << ((src * 6 + v) * 2 + 1)
+            group += 1
+        else:  # end of turn
+            if hm == 0:
+                base = A_END
+                cand = 1
+            else:
+                base = A_DISCARD
+                cand = hm
+            group = 10
+        while cand != 0:
+            a = base + lowest_bit_index(cand)
+            cand &= cand - 1
+            if k < 0:
+                out[idx] = a
+            elif idx == k:
+                return a
+            idx += 1
+    return idx
+
+
+@njit(cache=True)
+def legal_actions(state, params, out):
+    return _scan(state, params, out, -1)
+
+
+@njit(cache=True)
+def _count_in_turn(state, params, s, hm):
+    """Number of legal in-turn plays (all actions but the end of the turn), counted
+    without enumerating them (the fast path of ``random_action``)."""
+    ppc = params[P_PILES]
+    top = _disc_top(state, s)
+    cnt = 0
+    for col in range(2):
+        base = PILE_TOP + col * MAX_PILES
+        cb = col * 6
+        for kk in range(ppc):
+            need = cb + state[base + kk]
+            cnt += (hm >> need) & 1
+            if top == need:
+                cnt += 1
+        cnt += ((hm >> (cb + 5)) & 1) * ppc
+        if top == cb + 5:
+            cnt += ppc
+    if (hm >> SKIP_CARD) == 0 and top < SKIP_CARD:
+        return cnt
+    cnt += (hm >> SKIP_CARD) & 1
+    cnt += (hm >> REVERSE_CARD) & 1
+    if top == SKIP_CARD or top == REVERSE_CARD:
+        cnt += 1
+    n = state[PLAYERS]
+    srcs = ((hm >> STEAL_CARD_CARD) & 1) + (1 if top == STEAL_CARD_CARD else 0)
+    if srcs:
+        for v in range(n):
+            if v != s and state[DISC_N + v] > 0:
+                cnt += srcs
+    srcs = ((hm >> STEAL_CHIP_CARD) & 1) + (1 if top == STEAL_CHIP_CARD else 0)
+    if srcs:
+        r = state[CHIPS + 2 * s]
+        b = state[CHIPS + 2 * s + 1]
+        red_ok = not _wins(r + 1, b, params)
+        blue_ok = not _wins(r, b + 1, params)
+        for v in range(n):
+            if v != s:
+                if red_ok and state[CHIPS + 2 * v] > 0:
+                    cnt += srcs
+                if blue_ok and state[CHIPS + 2 * v + 1] > 0:
+                    cnt += srcs
+    return cnt
+
+
+@njit(cache=True)
+def random_action(state, params, rng, slot):
+    """Uniform over ``legal_actions`` (the same choice as ``legal[below(rng, slot, n)]``):
+    the plays are counted cheaply, the end-of-turn discards picked by bit position, and
+    only a chosen play is found by enumeration."""
+    if state[WINDOW] >= 0:
+        return A_BLOCK + below(rng, slot, 2)
+    s = state[TURN]
+    hm = state[HAND_MASK + s]
+    n_end = popcount(hm) if hm != 0 else 1
+    n_in = _count_in_turn(state, params, s, hm) if state[PLAYS] < TURN_PLAY_CAP else 0
+    r = below(rng, slot, n_in + n_end)
+    if r >= n_in:
+        if hm == 0:
+            return A_END
+        return A_DISCARD + kth_set_bit(hm, r - n_in)
+    return _scan(state, params, state, r)
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    if action >= A_BLOCK:  # the block window
+        w = state[WINDOW]
+        if action == A_BLOCK:
+            _hand_remove(state, w, BLOCK_CARD)
+            state[SPECIAL + BLOCK_CARD - SKIP_CARD] += 1
+            state[STATS + ST_BLOCKS * MAX_PLAYERS + w] += 1
+            _resolve(state, params, w)
+        else:
+            nw = _next_holder(state, w, state[TURN], state[PLAYERS], state[DIR])
+            if nw >= 0:
+                state[WINDOW] = nw
+            else:
+                _resolve(state, params, nw)
+        return
+    s = state[TURN]
+    if action >= A_DISCARD:  # end of turn (with or without a discard)
+        if action < A_END:
+            c = action - A_DISCARD
+            _hand_remove(state, s, c)
+            state[DISC + s * DISC_CAP + state[DISC_N + s]] = c
+            state[DISC_N + s] += 1
+        _end_turn(state, params)
+        return
+    # a card played from hand or the discard top: decode card, source and target
+    kk = 0
+    v = 0
+    col = 0
+    if action < A_SKIP:
+        src = action // PLAYS_PER_SOURCE
+        rem = action - src * PLAYS_PER_SOURCE
+        c = rem // MAX_PILES
+        kk = rem - c * MAX_PILES
+    elif action < A_STEAL_CARD:
+        r = action - A_SKIP
+        src = r & 1
+        c = SKIP_CARD + (r >> 1)
+    elif action < A_STEAL_CHIP:
+        r = action - A_STEAL_CARD
+        src = r // 6
+        v = r - 6 * src
+        c = STEAL_CARD_CARD
+    else:
+        r = action - A_STEAL_CHIP
+        col = r & 1
+        r >>= 1
+        src = r // 6
+        v = r - 6 * src
+        c = STEAL_CHIP_CARD
+    _take(state, s, src, c)
+    state[PLAYS] += 1
+    if c < NUMBER_TYPES:
+        emptied = src == 0 and state[HAND_N + s] == 0
+        col = 1 if c >= 6 else 0
+        slot = col * MAX_PILES + kk
+        num = state[PILE_TOP + slot] + 1
+        state[PILE_TOP + slot] = num
+        if c - 6 * col == 5:
+            state[PILE_WILD + slot] |= np.int64(1) << (num - 1)
+        if num == 5:
+            state[STATS + ST_COMPLETED * MAX_PLAYERS + s] += 1
+            state[WINDOW_SLOT] = slot
+            state[PENDING_DRAW] = 1 if emptied else 0
+            w = _next_holder(state, s, s, state[PLAYERS], state[DIR])
+            if w >= 0:
+                state[WINDOW] = w  # the draw owed waits for the window
+            else:
+                _resolve(state, params, w)
+            return
+    else:
+        state[SPECIAL + c - SKIP_CARD] += 1
+        stat = ST_STEAL_CHIP if c == STEAL_CHIP_CARD else ST_SKIP + c - SKIP_CARD
+        state[STATS + stat * MAX_PLAYERS + s] += 1
+        if c == SKIP_CARD:
+            state[SKIPS + _step(s, state[DIR], state[PLAYERS])] += 1
+        elif c == REVERSE_CARD:
+            state[DIR] = -state[DIR]
+        elif c == STEAL_CARD_CARD:
+            _hand_add(state, s, _disc_pop(state, v))
+        else:
+            state[CHIPS + 2 * v + col] -= 1
+            state[CHIPS + 2 * s + col] += 1
+        # (a steal-card played as the last card brings the stolen card: not emptied)
+        emptied = src == 0 and state[HAND_N + s] == 0
+    if emptied:
+        _draw(state, s, params[P_HAND])
+
+
+@njit(cache=True)
+def summarize(state, params, players, row):
+    n = players
+    w = state[WINNER]
+    for s in range(n):
+        row[s] = state[CHIPS + 2 * s] + state[CHIPS + 2 * s + 1]
+        row[n + s] = 1 if w == s else 0
+    row[2 * n] = state[TRUNCATED]
+    row[2 * n + 1] = state[TURNS]
+    base = 2 * n + 2
+    for s in range(n):
+        row[base + s] = state[CHIPS + 2 * s]
+        row[base + n + s] = state[CHIPS + 2 * s + 1]
+    base += 2 * n
+    for kind in range(N_STATS):
+        for s in range(n):
+            row[base + kind * n + s] = state[STATS + kind * MAX_PLAYERS + s]
+    row[base + N_STATS * n] = state[RESHUFFLES]
+
+
+@njit(cache=True)
+def observe(state, player, out):
+    for i in range(STATE_SIZE):
+        out[i] = state[i]
+    n = state[PLAYERS]
+    for s in range(n):
+        if s != player:
+            out[HAND_MASK + s] = HIDDEN
+            for c in range(NCARD):
+                out[HAND + s * NCARD + c] = HIDDEN
+    for i in range(DRAW, DRAW + DECK_MAX):
+        out[i] = HIDDEN
+    out[RNG] = HIDDEN
+
+
+@njit(cache=True)
+def determinize(view, params, player, rng, slot, out):
+    for i in range(STATE_SIZE):
+        out[i] = view[i]
+    n = view[PLAYERS]
+    # unseen cards = deck - own hand - discards - piles - completed stack - special
+    # pile, counted in the hand row of another seat (all other hands are rebuilt below)
+    cnt = HAND + _step(player, 1, n) * NCARD
+    for c in range(NCARD):
+        out[cnt + c] = _deck_count(n, c) - view[HAND + player * NCARD + c]
+    for c in range(NUMBER_TYPES):
+        out[cnt + c] -= view[COMPLETED + c]
+    for c in range(SKIP_CARD, NCARD):
+        out[cnt + c] -= view[SPECIAL + c - SKIP_CARD]
+    for s in range(n):
+        for i in range(view[DISC_N + s]):
+            out[cnt + view[DISC + s * DISC_CAP + i]] -= 1
+    for sl in range(2 * MAX_PILES):
+        top = view[PILE_TOP + sl]
+        base = (sl // MAX_PILES) * 6
+        wild = view[PILE_WILD + sl]
+        for i in range(top):
+            if (wild >> i) & 1:
+                out[cnt + base + 5] -= 1
+            else:
+                out[cnt + base + i] -= 1
+    # lay the unseen cards out (in card order) from DRAW, then shuffle them
+    u = 0
+    for c in range(NCARD):
+        k = out[cnt + c]
+        for _ in range(k):
+            out[DRAW + u] = c
+            u += 1
+    _shuffle_range(rng, slot, out, DRAW, u)
+    # the other hands take cards from the end, the rest is the draw pile
+    end = u
+    for s in range(n):
+        if s == player:
+            continue
+        out[HAND_MASK + s] = 0
+        for c in range(NCARD):
+            out[HAND + s * NCARD + c] = 0
+        for _ in range(view[HAND_N + s]):
+            end -= 1
+            c = out[DRAW + end]
+            out[HAND + s * NCARD + c] += 1
+            out[HAND_MASK + s] |= np.int64(1) << c
+    # draw pile: out[DRAW:DRAW+end] -> out[DRAW+pos : DRAW+pos+end] (copy backwards)
+    pos = view[DRAW_POS]
+    for i in range(end - 1, -1, -1):
+        out[DRAW + pos + i] = out[DRAW + i]
+    for i in range(pos):
+        out[DRAW + i] = HIDDEN
+    out[RNG] = np.int64(next_u64(rng, slot))
+
+
+# ============================================================================ python side
+def _extra_columns(players: int) -> list[str]:
+    seats = range(players)
+    cols: list[str] = []
+    for kind in ("red", "blue", "completed", "blocked", "blocks", "skip", "reverse",
+                 "steal_card", "steal_chip"):
+        cols += [f"{kind}_{s}" for s in seats]
+    return cols + ["reshuffles"]
+
+
+def _max_decisions(players: int) -> int:
+    # per turn: the plays, a window decision per opponent for every completion (a turn
+    # completes at most (plays + cards already on the piles) / 5 piles), the discard
+    completions = (TURN_PLAY_CAP + 4 * 2 * MAX_PILES) // 5 + 1
+    per_turn = TURN_PLAY_CAP + completions * (players - 1) + 1
+    return ROUND_CAP_MAX * players * per_turn
+
+
+INFO = GameInfo(
+    name="sequence-stacks",
+    title="Sequence Stacks",
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    options=OPTIONS,
+    num_actions=NUM_ACTIONS,
+    state_size=lambda players: STATE_SIZE,
+    extra_columns=_extra_columns,
+    max_decisions=_max_decisions,
+    scratch_size=NUM_ACTIONS,
+    rate_columns=("turns",),
+    description=("Card game: build shared 1-5 runs per colour, earn chips of that colour, "
+                 "first to 5 chips with at least 2 of each colour wins; skip, reverse, "
+                 "steal-card, steal-chip and the out-of-turn block."),
+)
+
+
+# `playlab show`: events that start a new block of the printed log
+SECTION_EVENTS = ("hand", "deck", "turn", "skipped")
+
+
+def pile_name(slot: int) -> str:
+    return f"{COLOUR_NAMES[slot // MAX_PILES]}.{slot % MAX_PILES}"
+
+
+def decode(action: int) -> tuple:
+    """Action id -> (kind, fields...).  Kinds: ("play", src, card, k), ("skip", src),
+    ("reverse", src), ("steal-card", src, victim), ("steal-chip", src, victim, colour),
+    ("discard", card), ("end",), ("block",), ("pass",)."""
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"no sequence-stacks action {action}")
+    if a < A_SKIP:
+        src, rem = divmod(a, PLAYS_PER_SOURCE)
+        card, k = divmod(rem, MAX_PILES)
+        return ("play", src, card, k)
+    if a < A_REVERSE:
+        return ("skip", a - A_SKIP)
+    if a < A_STEAL_CARD:
+        return ("reverse", a - A_REVERSE)
+    if a < A_STEAL_CHIP:
+        src, v = divmod(a - A_STEAL_CARD, 6)
+        return ("steal-card", src, v)
+    if a < A_DISCARD:
+        r, col = divmod(a - A_STEAL_CHIP, 2)
+        src, v = divmod(r, 6)
+        return ("steal-chip", src, v, col)
+    if a < A_END:
+        return ("discard", a - A_DISCARD)
+    return (("end",), ("block",), ("pass",))[a - A_END]
+
+
+def action_name(action: int) -> str:
+    d = decode(action)
+    kind = d[0]
+    if kind == "play":
+        _, src, card, k = d
+        return f"play {CARD_NAMES[card]} from {SOURCE_NAMES[src]} on {pile_name((card // 6) * MAX_PILES + k)}"
+    if kind in ("skip", "reverse"):
+        return f"{kind} from {SOURCE_NAMES[d[1]]}"
+    if kind == "steal-card":
+        return f"steal-card from {SOURCE_NAMES[d[1]]}: top of seat {d[2]}'s discard pile"
+    if kind == "steal-chip":
+        return f"steal-chip from {SOURCE_NAMES[d[1]]}: a {COLOUR_NAMES[d[3]]} chip of seat {d[2]}"
+    if kind == "discard":
+        return f"discard {CARD_NAMES[d[1]]}"
+    if kind == "end":
+        return "end the turn (empty hand)"
+    return kind
+
+
+def _cards(seq) -> str:
+    return " ".join(CARD_NAMES[int(c)] for c in seq)
+
+
+def _draw_events(before, after, seat: int) -> list[str]:
+    """The draw (and reshuffle) events between two states: at most one draw per action."""
+    b_pos, b_len = int(before[DRAW_POS]), int(before[DRAW_LEN])
+    a_pos, a_len = int(after[DRAW_POS]), int(after[DRAW_LEN])
+    ev: list[str] = []
+    if int(after[RESHUFFLES]) == int(before[RESHUFFLES]):
+        if a_pos > b_pos:
+            ev.append(f"draw {seat} " + _cards(before[DRAW + b_pos:DRAW + a_pos]))
+        return ev
+    if b_len > b_pos:
+        ev.append(f"draw {seat} " + _cards(before[DRAW + b_pos:DRAW + b_len]))
+    ev.append("reshuffle " + _cards(after[DRAW:DRAW + a_len]))
+    if a_pos > 0:
+        ev.append(f"draw {seat} " + _cards(after[DRAW:DRAW + a_pos]))
+    return ev
+
+
+def _completion_events(before, after, seat: int, slot: int) -> list[str]:
+    """Chip (if any) and the owed draw after a completion resolved unblocked."""
+    ev = []
+    col = slot // MAX_PILES
+    if int(after[CHIPS + 2 * seat + col]) > int(before[CHIPS + 2 * seat + col]):
+        ev.append(f"chip {seat} {COLOUR_NAMES[col]}")
+    return ev + _draw_events(before, after, seat)
+
+
+def trace_start(state, params, players) -> list[str]:
+    hs = int(params[P_HAND])
+    ev = [f"hand {s} " + _cards(state[DRAW + s * hs:DRAW + (s + 1) * hs]) for s in range(players)]
+    dealt = players * hs
+    ev.append("deck " + _cards(state[DRAW + dealt:DRAW + int(state[DRAW_LEN])]))
+    ev.append(f"turn {int(state[TURN])}")
+    if int(state[DRAW_POS]) > dealt:
+        ev.append(f"draw {int(state[TURN])} " + _cards(state[DRAW + dealt:DRAW + int(state[DRAW_POS])]))
+    return ev
+
+
+def trace_step(before, action, after, params, players) -> list[str]:
+    d = decode(action)
+    kind = d[0]
+    turn = int(before[TURN])
+    if kind in ("block", "pass"):
+        w = int(before[WINDOW])
+        slot = int(before[WINDOW_SLOT])
+        if kind == "block":
+            return [f"block {w}"] + _draw_events(before, after, turn)
+        if int(after[WINDOW]) >= 0:
+            return []  # passes are not recorded; the next holder is asked
+        return _completion_events(before, after, turn, slot)
+    s = turn
+    if kind == "play":
+        _, src, card, k = d
+        slot = (card // 6) * MAX_PILES + k
+        num = int(before[PILE_TOP + slot]) + 1
+        ev = [f"play {s} {CARD_NAMES[card]} {SOURCE_NAMES[src]} {pile_name(slot)} {num}"]
+        if num == 5:
+            ev.append(f"complete {s} {pile_name(slot)}")
+            if int(after[WINDOW]) >= 0:
+                return ev
+            return ev + _completion_events(before, after, s, slot)
+        return ev + _draw_events(before, after, s)
+    if kind in ("skip", "reverse"):
+        return [f"{kind} {s} {SOURCE_NAMES[d[1]]}"] + _draw_events(before, after, s)
+    if kind == "steal-card":
+        _, src, v = d
+        taken = int(before[DISC + v * DISC_CAP + int(before[DISC_N + v]) - 1])
+        return [f"steal-card {s} {SOURCE_NAMES[src]} {v} {CARD_NAMES[taken]}"]
+    if kind == "steal-chip":
+        _, src, v, col = d
+        return ([f"steal-chip {s} {SOURCE_NAMES[src]} {v} {COLOUR_NAMES[col]}"]
+                + _draw_events(before, after, s))
+    # end of turn: discard (or nothing with an empty hand), skipped seats, next turn
+    ev = [f"discard {s} {CARD_NAMES[d[1]]}"] if kind == "discard" else []
+    if int(after[OVER]):
+        return ev
+    n = players
+    t = int(after[TURN])
+    dirn = int(after[DIR])
+    x = (s + dirn) % n
+    while x != t:
+        ev.append(f"skipped {x}")
+        x = (x + dirn) % n
+    ev.append(f"turn {t}")
+    return ev + _draw_events(before, after, t)
+
+
+def trace_result(values: dict, players: int) -> dict:
+    return {}
