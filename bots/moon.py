@@ -257,16 +257,12 @@ def _play(state, params, seat):
                     return PLAY_BASE + _strongest(m, trump)
         return PLAY_BASE + _cheapest(legal, trump)
     led = state[LED]
-    # the tile now winning the trick and who played it
+    # the strength of the tile now winning the trick
     best_p = -1
-    winner = -1
     for s in range(PLAYERS):
         t = state[TABLE + s]
         if t >= 0:
-            pw = POWER[trump, led, t]
-            if pw > best_p:
-                best_p = pw
-                winner = s
+            best_p = max(best_p, POWER[trump, led, t])
     beats = 0
     m = legal
     while m:

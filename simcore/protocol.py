@@ -54,7 +54,7 @@ result columns and the maximum number of decisions a game can take.
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np

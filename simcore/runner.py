@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import Bot, bot_arrays, parse_bots
-from .engine import COL_DECISIONS, ROW_PREFIX
+from .engine import COL_DECISIONS
 from .games import load_game
 from .kernels import kernels_for
 

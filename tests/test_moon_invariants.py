@@ -1,6 +1,5 @@
 """Invariants of Three-Player Moon over many seeded random games, and trace replay."""
 import json
-from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
@@ -13,8 +12,9 @@ from simcore.runner import Batch, RunConfig
 from simcore.trace import build_trace
 
 from moon_helpers import params
+from shared_paths import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "spec" / "examples" / "moon.jsonl"
+MOON_EXAMPLES = EXAMPLES / "moon.jsonl"
 VARIANTS = [
     {},
     {"trump_before_widow": True, "all_pass": "force", "doubles_trump": False},
@@ -92,7 +92,7 @@ def test_engine_traces_replay_to_the_same_result(seed, index, variant):
 
 
 def test_shared_example_traces_replay():
-    lines = [json.loads(x) for x in EXAMPLES.read_text().splitlines() if x.strip()]
+    lines = [json.loads(x) for x in MOON_EXAMPLES.read_text().splitlines() if x.strip()]
     assert lines
     for t in lines:
         assert replay(t) == t["result"]

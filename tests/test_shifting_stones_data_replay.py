@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,16 +15,18 @@ from simcore.replay import ReplayError, replay
 from simcore.runner import Batch, RunConfig, set_threads
 from simcore.trace import build_trace, result_of
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-SAMPLES = SHARED / "spec" / "examples" / "shifting-stones.jsonl"
+
+from shared_paths import EXAMPLES, SHARED
+
+SAMPLES = EXAMPLES / "shifting-stones.jsonl"
 RAW = json.loads(PACKAGED_DECK.read_text())
 
 
 # ---- the deck --------------------------------------------------------------------------------
 def test_packaged_deck_is_the_shared_deck_and_valid():
+    # the package's copy of the shared data must not drift
     shared = SHARED / "data" / "shifting_stones_cards.json"
-    if shared.exists():  # the repository's copy of the shared data must not drift
-        assert json.loads(shared.read_text()) == RAW
+    assert json.loads(shared.read_text()) == RAW
     deck = load_deck()
     assert [c.id for c in deck] == list(range(1, 73))
     assert sorted(c.points for c in deck) == [1] * 28 + [2] * 26 + [3] * 13 + [5] * 5
