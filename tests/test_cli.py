@@ -101,3 +101,10 @@ def test_bench_json_records(capsys):
                 "decisions_per_s", "hands_per_s"):
         assert key in r
     assert r["game"] == "moon" and r["threads"] == 1 and r["games"] == 200 and r["hands_per_s"] > 0
+
+
+def test_progress_bar_on_request_goes_to_stderr(capsys):
+    code, out, err = run(capsys, "play", "moon", "--games", "120", "--progress")
+    assert code == 0
+    assert "game" in err and "%" in err  # tqdm's bar
+    assert "%|" not in out
