@@ -485,13 +485,24 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def random_run(state, params, rng):
-    """Fast path for seats that all play at random: play out the current hand's tricks
-    exactly as ``random_action`` + ``apply`` would, decision for decision and with the same
-    draws from each seat's stream, in one tight loop.  Returns the decisions taken (0
-    outside the play phase).  It is the hot path of random benchmarks and of search
-    rollouts; tests check it against the step-by-step path."""
-    if state[PHASE] != PHASE_PLAY:
-        return 0
+    """Fast path for seats that all play at random: play the game to its end exactly as
+    ``random_action`` + ``apply`` would, decision for decision and with the same draws
+    from each seat's stream, the tricks in one tight loop.  Returns the decisions taken.
+    It is the hot path of random benchmarks and of search rollouts; tests check it
+    against the step-by-step path."""
+    n = 0
+    while state[PHASE] != PHASE_OVER:
+        if state[PHASE] == PHASE_PLAY:
+            n += _random_tricks(state, params, rng)
+        else:
+            apply(state, params, random_action(state, params, rng, state[ACTOR]))
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _random_tricks(state, params, rng):
+    """The rest of the hand's tricks with random plays; returns the plays made."""
     trump = state[TRUMP]
     actor = state[ACTOR]
     in_trick = state[IN_TRICK]
