@@ -33,9 +33,9 @@ from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCAR
                                 FOLLOW_MASK, HAND, HIGH_BID, IN_TRICK, LED, LED_SUIT, MAX_BID, NUM_LED,
                                 NUM_TILES, NUM_TRUMPS, OPT_ALL_PASS, OPT_DOUBLES_TRUMP, OPT_MIN_BID,
                                 PASS, PHASE, PHASE_BID, PHASE_DISCARD, PHASE_PLAY, PLAY_BASE, PLAYED,
-                                PLAYERS, POWER, SPOKEN, TABLE, TRUMP, TRUMP_BASE, TRUMP_DOUBLES,
+                                PLAYERS, POWER, SPOKEN, TRUMP, TRUMP_BASE, TRUMP_DOUBLES,
                                 TRUMP_MASK, TRUMP_NONE, ALL_PASS_FORCE, LED_TRUMPS, WIDOW_TAKEN,
-                                legal_plays)
+                                legal_plays, trick_leader)
 from simcore.rng import lowest_bit_index, popcount
 
 GREEDY_KIND = 1
@@ -257,12 +257,7 @@ def _play(state, params, seat):
                     return PLAY_BASE + _strongest(m, trump)
         return PLAY_BASE + _cheapest(legal, trump)
     led = state[LED]
-    # the strength of the tile now winning the trick
-    best_p = -1
-    for s in range(PLAYERS):
-        t = state[TABLE + s]
-        if t >= 0:
-            best_p = max(best_p, POWER[trump, led, t])
+    _, best_p = trick_leader(state, trump, led)
     beats = 0
     m = legal
     while m:

@@ -273,6 +273,21 @@ def legal_plays(state):
     return follow if follow != 0 else hand
 
 
+@njit(cache=True, inline="always")
+def trick_leader(state, trump, led):
+    """(seat, power) of the tile now winning the trick on the table; (-1, -1) if empty."""
+    w = -1
+    best = -1
+    for s in range(PLAYERS):
+        t = state[TABLE + s]
+        if t >= 0:
+            pw = POWER[trump, led, t]
+            if pw > best:
+                best = pw
+                w = s
+    return w, best
+
+
 @njit(cache=True)
 def legal_actions(state, params, out):
     phase = state[PHASE]
@@ -420,14 +435,7 @@ def apply(state, params, action):
         if state[IN_TRICK] < PLAYERS:
             state[ACTOR] = (p + 1) % PLAYERS
             return
-        led = state[LED]
-        w = 0
-        best = -1
-        for s in range(PLAYERS):
-            pw = POWER[trump, led, state[TABLE + s]]
-            if pw > best:
-                best = pw
-                w = s
+        w, _ = trick_leader(state, trump, state[LED])
         state[TRICKS + w] += 1
         state[TRICK_NO] += 1
         state[IN_TRICK] = 0
@@ -531,13 +539,8 @@ def _random_tricks(state, params, rng):
         if in_trick < PLAYERS:
             actor = actor + 1 if actor + 1 < PLAYERS else 0
             continue
-        w = 0
-        best = -1
+        w, _ = trick_leader(state, trump, led)
         for s in range(PLAYERS):
-            pw = POWER[trump, led, state[TABLE + s]]
-            if pw > best:
-                best = pw
-                w = s
             state[TABLE + s] = -1
         state[TRICKS + w] += 1
         trick_no += 1
