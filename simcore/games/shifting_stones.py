@@ -640,6 +640,10 @@ def observe(state, player, out):
             out[HAND_HI + s] = HIDDEN
     for i in range(NUM_CARDS):
         out[DECK + i] = HIDDEN
+    # only the pile's size is public; where it sits in DECK is bookkeeping, shown in the
+    # canonical place determinize deals it to
+    out[DRAW_TOP] = 0
+    out[DRAW_END] = state[DRAW_END] - state[DRAW_TOP]
     if state[PLAYERS] == 1:
         out[GAME_LO] = HIDDEN
         out[GAME_HI] = HIDDEN
