@@ -374,7 +374,7 @@ def test_random_bot_receives_the_block_decision():
     rng2 = rng.copy()
     seen = set()
     scratch = np.zeros(G.NUM_ACTIONS, np.int64)
-    bp = np.zeros(8)
+    bp = np.zeros((G.MAX_PLAYERS, 8))  # one row per seat, as the engine passes them
     for _ in range(40):
         a = G.random_action(st, p, rng, 1)
         assert policy(RANDOM_KIND, bp, st, p, rng2, 1, scratch) == a
