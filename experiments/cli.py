@@ -180,8 +180,7 @@ def tune(game, bot, grid_items, against, players, n_games, seed, variant, thread
 
     table = run_tune(game, bot, parse_grid(grid_items), against, players, n_games, seed,
                      parse_variant_args(variant), threads)
-    with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20):
-        click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
 
 
 def _fail(message: str, code: int = 2) -> None:

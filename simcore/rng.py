@@ -67,12 +67,6 @@ def below(slots, i, n):
     return np.int64((x * np.uint64(n)) >> S32)
 
 
-@njit(cache=True, inline="always")
-def uniform(slots, i):
-    """Uniform float in [0, 1) with 53 random bits."""
-    return np.float64(next_u64(slots, i) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 DEBRUIJN64 = np.uint64(0x03F79D71B4CA8B09)
 S58 = np.uint64(58)
 

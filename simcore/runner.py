@@ -1,7 +1,6 @@
 """Run configurations, batches of games and their results as pandas frames."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -148,6 +147,3 @@ def run_games(config: RunConfig, games: int, start: int = 0, threads: int | None
     set_threads(threads)
     return to_frame(config, Batch(config).run(start, games))
 
-
-def default_threads() -> int:
-    return os.cpu_count() or 1
