@@ -1,21 +1,1070 @@
 """Shifting Stones bots (run inside the Numba kernels).
 
-Only ``random`` exists so far (kind 0, the game's own ``random_action``, which the engine
-calls directly).  Later bots get a kind here, a ``BotSpec`` in ``BOTS`` and a branch in
-``policy``; they may use ``scratch`` (at least ``NUM_ACTIONS`` slots) and the game's
-helpers (``legal_actions``, ``matching_cards``, ``card_matches``).
+``random`` is kind 0 (the game's own ``random_action``, which the engine calls directly).
+
+``greedy`` (kind 1) plays one turn at a time:
+
+1. it scores every card of its hand that matches the grid, one decision each;
+2. it searches the sequences of 1..``depth`` moves (shifts and flips, each paid with a
+   card) for the one worth most: the points of the hand cards that would match on the way
+   (each scored as soon as it matches) minus ``card_value`` per card spent.  A plan must
+   keep enough cards to pay for its moves: the cards it scores cannot be spent;
+3. if the best plan is worth more than nothing (and, when a skip is legal, more than
+   ``skip_threshold``) it discards a card the plan does not score and makes the plan's
+   first move; otherwise it skips when a skip is legal (two more cards beat ending the
+   turn on the same hand) and ends the turn when not.
+
+It plans again at every decision, so a turn runs on as long as a step pays.  With
+``replan=0`` (the default), after the turn's first move it first looks one move ahead and
+takes the best single move if that pays, searching the full depth only when none does
+(measured about as strong, and much cheaper); ``replan=1`` searches the full depth at
+every step.  Ties go to the lowest move index; ``card_value`` carries a tiny extra cost
+per move, so of two plans that score as much the shorter wins.
+
+A shift or flip is two decisions (the discard, then the move).  At a discard the bot
+leaves in ``scratch`` the move it plans, which cards will match after it and, for a
+two-move plan, the second move (the best single move there); each is used only in the
+state it was worked out for, as what a search there finds again, so it only saves work.
+The planned move is played whenever the state is the one it was planned for (always, in
+a game); a search from the move decision (with the card spent, the move free) finds it
+too, except in rare positions (about 1 in 1000 moves) where one move would complete more
+cards than the hand could keep while paying for it, which the search rules out.
+
+Defaults (``playlab tune``, greedy against greedy): ``card_value`` 0.25 (every value
+below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_threshold`` 0
+(1 and more lose), ``depth`` 2 (depth 1 loses about 85-15; depth 3 is stronger still but
+many times slower).
+
+Which card pays: among the cards the plan does not score, the one farthest from matching
+the grid the plan leads to (most wrong cells in its best placement), then the one worth
+most points (the hardest to score), then the lowest id.
+
+The search is exact (``tests/test_shifting_stones_bots.py`` checks it against the plain
+search).  The last move of a sequence is never tried grid by grid: for each placement of
+each card, the moves that complete it in one step follow from its wrong cells (one wrong
+cell can be flipped, or swapped with a neighbour outside the footprint that shows the
+wanted face; two must be neighbours holding each other's faces; three or more need more
+than one move), see ``analyse``.  So depth 1 is one pass over the hand's placements.
+Depth 2 (``plan``) lists the placements once (``build_root``), works out for each the
+first moves after which it could gain a completion and those after which it could lose
+one (``build_new``), and tries only the first moves after which something can gain,
+best bound first, analysing again only the placements those moves can change
+(``_level2_list``); any other first move is worth less than the best single move.  Hands
+too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
+the 21 first moves (and pairs) one by one.
+
+Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
+may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
+the lowest index), so it is deterministic for a seed whatever the seat's RNG stream.
 """
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from bots.registry import RANDOM, RANDOM_KIND
-from simcore.games.shifting_stones import random_action
+from bots.registry import RANDOM, RANDOM_KIND, BotParam, BotSpec
+from simcore.games.shifting_stones import (DISCARD_BASE, END, FLIP_BASE, GRID, HALF, HAND_HI, HAND_LO,
+                                           HAND_N, MOVES, P_PL_MASK, P_PL_START, P_PL_VALUE, P_POINTS,
+                                           PAIR_A, PAIR_B, PAIRS, PENDING, SCORE_BASE, SKIP, TURN_ACTIONS,
+                                           card_matches, flip_cell, may_skip, random_action, swap_cells)
+from simcore.rng import popcount
 
-BOTS = [RANDOM]
+GREEDY_KIND = 1
+
+# bot parameter slots (bot_params[seat, i])
+P_DEPTH = 0
+P_CARD_VALUE = 1
+P_SKIP_THRESHOLD = 2
+P_REPLAN = 3
+
+GREEDY_PARAMS = (
+    BotParam("depth", 2, 0, 3, "moves searched ahead (0: only scores, never shifts or flips)", integer=True),
+    BotParam("card_value", 0.25, 0.0, 3.0,
+             "points a card in hand is worth when spent on a move (below 0.5, depth 2 plays the "
+             "same: points first, then fewer cards)"),
+    BotParam("skip_threshold", 0.0, 0.0, 10.0,
+             "skip (when legal) unless the best plan is worth more than this many points"),
+    BotParam("replan", 0, 0, 1,
+             "after the turn's first move: 0 takes a single move that pays without searching "
+             "deeper, 1 searches the full depth at every step", integer=True),
+)
+
+BOTS = [
+    RANDOM,
+    BotSpec("greedy", GREEDY_KIND,
+            "scores every matching card, then plays the first move of the sequence of up to "
+            "`depth` shifts/flips that scores most (points minus card_value per card spent); "
+            "skips when nothing pays and a skip is legal", GREEDY_PARAMS),
+]
+
+EPS = 1e-9
+TIE = 1e-6  # added to card_value: a longer plan must score more, not as much
+NO_VALUE = -1e18
+
+# ---- grid tables ---------------------------------------------------------------------------
+# Cells are 3-bit fields of the grid; "cell sets" are 9-bit (bit x) unless named *27 (bit 3x).
+# Index 9 is a dummy cell with no neighbours (what a lookup of "no cell" lands on).
+ALL_MOVES = np.int64((1 << MOVES) - 1)
+CELLBITS = np.int64(sum(1 << (3 * x) for x in range(9)))  # the lowest bit of every cell
+BIT27 = np.int64(1 << 27)
+CELL_OF_BIT = np.array([b // 3 for b in range(27)] + [9], dtype=np.int64)  # bit 27: no cell
+REP = np.array([sum(f << (3 * x) for x in range(9)) for f in range(8)], dtype=np.int64)
+PAD = 61  # a bit above every move, masked off
+
+
+def _neighbour_tables():
+    nb3 = np.full((10, 4), 60, dtype=np.int64)  # 3 * neighbour (60: a bit that is never set)
+    pair = np.full((10, 4), PAD, dtype=np.int64)  # the pair (move) of the cell and that neighbour
+    pair_of = np.full((10, 10), PAD, dtype=np.int64)
+    neigh27 = np.zeros(10, dtype=np.int64)
+    neigh9 = np.zeros(10, dtype=np.int64)
+    n = [0] * 10
+    for p, (a, b) in enumerate(PAIRS):
+        for x, y in ((a, b), (b, a)):
+            nb3[x, n[x]] = 3 * y
+            pair[x, n[x]] = p
+            n[x] += 1
+            pair_of[x, y] = p
+            neigh27[x] |= 1 << (3 * y)
+            neigh9[x] |= 1 << y
+    return nb3, pair, pair_of, neigh27, neigh9
+
+
+NB3, NB_PAIR, PAIR_OF, NEIGH27, NEIGH9 = _neighbour_tables()
+# the neighbours of each cell, padded with the dummy cell 9
+NB = np.where(NB3 == 60, 9, NB3 // 3).astype(np.int64)
+# the moves touching any cell of a 9-bit set
+MOVES_TOUCHING = np.array(
+    [sum(1 << p for p, (a, b) in enumerate(PAIRS) if (cells >> a) & 1 or (cells >> b) & 1)
+     | sum(1 << (FLIP_BASE + x) for x in range(9) if (cells >> x) & 1)
+     for cells in range(512)], dtype=np.int64)
+
+# ---- scratch layout --------------------------------------------------------------------------
+# scratch[PLAN:PLAN+6]  the move planned at the last discard and the state it is for
+# scratch[MEMO:MEMO+5]  a grid, some cards, and which of them match it (known after a move)
+# scratch[MEMO+5:+12]   after a two-move plan's first move: the state expected, the second
+#                       move (the best single move there) and the cards it completes
+# scratch[ACC:ACC+21]   plain search: per move (points << 8) + count of the cards it completes
+# The depth-2 list (``build_root``, ``build_new``; PU overlaps ACC):
+# scratch[PU:PU+30]     per cell z (and a dummy cell 9) and face f, the moves after which z
+#                       shows f and did not before: 21-bit fields, three faces a word
+# scratch[R0:R0+21]     per move: (points << 5) + count of the cards it completes from the
+#                       search's grid
+# scratch[U0]           the moves completing some card from the search's grid
+# scratch[BASE:]        per card k (CARD_W slots): card | points << 8 | first placement << 16
+#                       | end of its placements << 24; its completions at the search's grid;
+#                       its completions after the first move tried (when they may have
+#                       changed); the first moves after which a placement of it may gain
+#                       completions | those after which one may gain or lose some << 21.
+#                       Then per placement e: its completions at the search's grid | its
+#                       index in params << 21 | k << 40; the first moves after which it may
+#                       gain completions | those after which it may lose some << 21
+PLAN = 0
+PLAN_SEAT, PLAN_GRID, PLAN_CARD, PLAN_LO, PLAN_HI, PLAN_MOVE = range(PLAN, PLAN + 6)
+MEMO = PLAN + 6
+MC_GRID, MC_KNOWN_LO, MC_KNOWN_HI, MC_MATCH_LO, MC_MATCH_HI = range(MEMO, MEMO + 5)
+NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI = range(MEMO + 5, MEMO + 12)
+ACC = MEMO + 12
+PU = ACC
+R0 = PU + 30
+U0 = R0 + MOVES
+BASE = U0 + 1
+CARD_W = 4
+# after the search PU holds the best first move's changed cards, second move and their
+# completions (for the payer)
+BEST_CHANGED = PU
+BEST_M2 = PU + 1
+BEST_COMPS = PU + 2
+BEST_ROOM = 28
+MAX_LIST = 64  # placements in the list (bits of a word)
+MAX_CARDS = 60  # cards in the list (bits of a word)
+MATCHED = np.int64(1) << 62
+
+
+@njit(cache=True, inline="always")
+def do_move(grid, m):
+    """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
+    if m < FLIP_BASE:
+        return swap_cells(grid, PAIR_A[m], PAIR_B[m])
+    return flip_cell(grid, m - FLIP_BASE)
+
+
+@njit(cache=True, inline="always")
+def _without(lo, hi, c):
+    if c < HALF:
+        return lo & ~(np.int64(1) << c), hi
+    return lo, hi & ~(np.int64(1) << (c - HALF))
+
+
+@njit(cache=True, inline="always")
+def analyse(grid, mask, value):
+    """One placement at ``grid``: MATCHED if it matches, else the set (bit m) of the moves
+    after which it would.  Branch-free (the cases are selected by masks).
+
+    One wrong cell x: flip it if its other face is wanted, or swap in a neighbour outside
+    the footprint that shows the wanted face (a neighbour inside is right, so it shows
+    x's wanted face only if x were right too).  Two wrong cells: a swap of the two when
+    they are neighbours holding each other's wanted faces.  More: no single move."""
+    x_bits = (grid ^ value) & mask
+    wrong = (x_bits | (x_bits >> 1) | (x_bits >> 2)) & CELLBITS
+    rest = wrong & (wrong - 1)
+    one = np.int64((wrong != 0) & (rest == 0))
+    two = np.int64((rest != 0) & ((rest & (rest - 1)) == 0))
+    x = CELL_OF_BIT[trailing_zeros(wrong | BIT27)]
+    y = CELL_OF_BIT[trailing_zeros(rest | BIT27)]
+    sx = 3 * x
+    sy = 3 * y
+    want = (value >> sx) & 7
+    same = ~(grid ^ REP[want])
+    shows = same & (same >> 1) & (same >> 2) & NEIGH27[x] & ~mask  # neighbours showing `want`
+    comp1 = np.int64((x_bits >> sx) == 1) << (FLIP_BASE + x)
+    for k in range(4):
+        comp1 |= ((shows >> NB3[x, k]) & 1) << NB_PAIR[x, k]
+    crossed = (((grid >> sx) & 7) == ((value >> sy) & 7)) & (((grid >> sy) & 7) == want)
+    comp2 = np.int64(crossed) << PAIR_OF[x, y]
+    comp = ((comp1 & -one) | (comp2 & -two)) & ALL_MOVES
+    return comp | (np.int64(x_bits == 0) << 62)
+
+
+@njit(cache=True, inline="always")
+def completions(params, grid, c):
+    """MATCHED if card ``c`` matches ``grid``, else the moves after which it would."""
+    comp = np.int64(0)
+    for i in range(params[P_PL_START + c], params[P_PL_START + c + 1]):
+        comp |= analyse(grid, params[P_PL_MASK + i], params[P_PL_VALUE + i])
+    if comp & MATCHED:
+        return MATCHED
+    return comp
+
+
+# ---- the plain search (depth 1 and 3, and hands too large for the depth-2 list) -------------
+@njit(cache=True)
+def hand_pass(params, grid, lo, hi, acc):
+    """One pass over the hand (lo, hi) at ``grid``: returns (points, count, mlo, mhi, moves)
+    of the cards that match now, and adds (points << 8) + 1 of every other card to acc[m]
+    for each move m that would complete it (``moves``: the moves touched; ``_take_best``
+    clears them)."""
+    pts = np.int64(0)
+    n = np.int64(0)
+    mlo = np.int64(0)
+    mhi = np.int64(0)
+    touched = np.int64(0)
+    for word in range(2):
+        m = lo if word == 0 else hi
+        base = 0 if word == 0 else HALF
+        while m:
+            c = base + trailing_zeros(m)
+            m &= m - 1
+            comp = completions(params, grid, c)
+            p = params[P_POINTS + c]
+            if comp == MATCHED:
+                pts += p
+                n += 1
+                if word == 0:
+                    mlo |= np.int64(1) << (c - base)
+                else:
+                    mhi |= np.int64(1) << (c - base)
+            else:
+                touched |= comp
+                add = (p << 8) | 1
+                while comp:
+                    acc[ACC + trailing_zeros(comp)] += add
+                    comp &= comp - 1
+    return pts, n, mlo, mhi, touched
+
+
+@njit(cache=True)
+def _take_best(acc, touched, limit, cost):
+    """The best last move among ``touched`` (points - cost, completing at most ``limit``
+    cards; ties: lowest move) and clear the accumulators.  (NO_VALUE, -1) if none."""
+    best = NO_VALUE
+    best_m = -1
+    while touched:
+        m = trailing_zeros(touched)
+        touched &= touched - 1
+        a = acc[ACC + m]
+        acc[ACC + m] = 0
+        if a & 255 <= limit:
+            v = (a >> 8) - cost
+            if v > best + EPS:
+                best = v
+                best_m = m
+    return best, best_m
+
+
+@njit(cache=True)
+def _level1(params, grid, lo, hi, spare, cost, acc):
+    """Best single move from ``grid`` (value, move): the points it completes minus ``cost``;
+    ``spare``: cards that may still leave the hand, the move's own card included.  If no
+    move completes anything: (-cost, the lowest move that completes nothing)."""
+    _, _, _, _, touched = hand_pass(params, grid, lo, hi, acc)
+    best, best_m = _take_best(acc, touched, spare - 1, cost)
+    if best_m < 0:
+        idle = ~touched & ALL_MOVES
+        return -cost, trailing_zeros(idle) if idle else 0
+    return best, best_m
+
+
+@njit(cache=True)
+def _level2(params, grid, lo, hi, spare, cost, cv, acc):
+    """Best sequence of one or two moves (value, first move); the first costs ``cost``,
+    the second ``cv``."""
+    best = NO_VALUE
+    best_m = -1
+    for m1 in range(MOVES):
+        g1 = do_move(grid, m1)
+        pts, n, _, _, touched = hand_pass(params, g1, lo, hi, acc)
+        left = spare - 1 - n  # cards left that may pay for or be scored by the second move
+        tail, _ = _take_best(acc, touched, left - 1, cv)
+        if left < 0:
+            continue
+        v = pts - cost
+        if tail > 0.0:
+            v += tail
+        if v > best + EPS:
+            best = v
+            best_m = m1
+    return best, best_m
+
+
+@njit(cache=True)
+def _level3(params, grid, lo, hi, spare, cost, cv, acc):
+    best = NO_VALUE
+    best_m = -1
+    for m1 in range(MOVES):
+        g1 = do_move(grid, m1)
+        pts, n, mlo, mhi, touched = hand_pass(params, g1, lo, hi, acc)
+        _take_best(acc, touched, -1, 0.0)  # only clears
+        left = spare - 1 - n
+        if left < 0:
+            continue
+        v = pts - cost
+        if left > 1:
+            tail, _ = _level2(params, g1, lo & ~mlo, hi & ~mhi, left, cv, cv, acc)
+            if tail > 0.0:
+                v += tail
+        if v > best + EPS:
+            best = v
+            best_m = m1
+    return best, best_m
+
+
+@njit(cache=True)
+def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
+    """Best sequence of 1..depth moves from ``grid`` with hand (lo, hi): (value, first
+    move).  The first move costs ``cost``, later ones ``cv``; a plan may spend or score at
+    most ``spare`` cards in all (its moves' cards included).  A plan of k moves scores
+    nothing unless spare > k, so the depth is cut to spare - 1 (same result, less work)."""
+    for m in range(MOVES):  # the accumulators (the list search overwrites them)
+        acc[ACC + m] = 0
+    depth = max(1, min(depth, spare - 1))
+    if depth == 1:
+        return _level1(params, grid, lo, hi, spare, cost, acc)
+    if depth == 2:
+        return _level2(params, grid, lo, hi, spare, cost, cv, acc)
+    return _level3(params, grid, lo, hi, spare, cost, cv, acc)
+
+
+# ---- the depth-2 search over a placement list -------------------------------------------------
+@njit(cache=True, inline="always")
+def _face(grid, x):
+    return (grid >> (3 * x)) & 7
+
+
+@njit(cache=True, inline="always")
+def _compress(v):
+    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
+    v &= 0x09249249
+    v = (v ^ (v >> 2)) & 0x030C30C3
+    v = (v ^ (v >> 4)) & 0x0300F00F
+    v = (v ^ (v >> 8)) & 0xFF0000FF
+    return (v ^ (v >> 16)) & 0x3FF
+
+
+@njit(cache=True, inline="always")
+def _puts(s, z, f):
+    """The moves after which cell ``z`` shows face ``f`` and did not before (0 for the
+    dummy cell 9)."""
+    q = (f * 11) >> 5  # f // 3
+    return (s[PU + 3 * z + q] >> (MOVES * (f - 3 * q))) & ALL_MOVES
+
+
+@njit(cache=True, inline="always")
+def _set_puts(s, z, f, bits):
+    q = (f * 11) >> 5
+    s[PU + 3 * z + q] |= bits << (MOVES * (f - 3 * q))
+
+
+@njit(cache=True, inline="always")
+def _new_rows(s, grid, cells, wrong, value):
+    """The first moves after which a placement (cells, wrong cells: 9-bit sets; wanted
+    faces) could match or gain a completion: a superset, as the second move has to fix
+    what is wrong after the first, so the first must bring a wanted face to a cell
+    without spoiling another:
+    one wrong cell x (wants w): x gets w; x gets w's flip side from outside the
+    footprint; a neighbour outside gets w without a cell of the footprint moving (to be
+    swapped in); a neighbour in it that x's face would fix gets w (they then cross);
+    two wrong a, b: one is fixed while the other can be fixed by one move from outside
+    or shows a face of a kind the fixing move may bring it, or one gets the other's
+    face while the other shows its (they then cross);
+    three or four: a fix by a move that also touches another wrong cell (two fixes at
+    once) or, with three, while the other two already hold each other's faces."""
+    x = trailing_zeros(wrong | 512)
+    rest = wrong & (wrong - 1)
+    if rest == 0:
+        w = (value >> (3 * x)) & 7
+        fx = _face(grid, x)
+        inside = MOVES_TOUCHING[cells]
+        new = _puts(s, x, w) | (_puts(s, x, w ^ 1) & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)])
+        for k in range(4):
+            y = NB[x, k]
+            if (cells >> y) & 1:
+                if fx == (value >> (3 * y)) & 7:
+                    new |= _puts(s, y, w)
+            else:
+                new |= _puts(s, y, w) & ~inside
+        return new
+    if rest & (rest - 1) == 0:
+        y = trailing_zeros(rest)
+        wx = (value >> (3 * x)) & 7
+        wy = (value >> (3 * y)) & 7
+        fx = _face(grid, x)
+        fy = _face(grid, y)
+        px = _puts(s, x, wx)
+        py = _puts(s, y, wy)
+        fix_y = np.int64(((py & ~MOVES_TOUCHING[cells & ~(np.int64(1) << y)]) != 0) | (fx >> 1 == wy >> 1))
+        fix_x = np.int64(((px & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)]) != 0) | (fy >> 1 == wx >> 1))
+        new = (px & -fix_y) | (py & -fix_x)
+        if (NEIGH9[x] >> y) & 1:
+            if fy == wx:
+                new |= _puts(s, x, wy)
+            if fx == wy:
+                new |= _puts(s, y, wx)
+        return new
+    nw = popcount(wrong)
+    new = np.int64(0)
+    ww = wrong
+    while ww:
+        x = trailing_zeros(ww)
+        ww &= ww - 1
+        others = wrong & ~(np.int64(1) << x)
+        fix = _puts(s, x, (value >> (3 * x)) & 7)
+        crossed = False
+        if nw == 3:
+            a = trailing_zeros(others)
+            b = trailing_zeros(others & (others - 1))
+            crossed = ((NEIGH9[a] >> b) & 1) == 1 and _face(grid, a) == (value >> (3 * b)) & 7 \
+                and _face(grid, b) == (value >> (3 * a)) & 7
+        if not crossed:
+            fix &= MOVES_TOUCHING[others]
+        new |= fix
+    return new
+
+
+@njit(cache=True)
+def build_root(params, grid, lo, hi, s):
+    """Write the hand's placements at ``grid`` to scratch (layout above): per card its
+    completions, per placement its completions, per move the points and count of the
+    cards it completes.  Returns the number of cards, or -1 when the hand does not fit
+    (then the plain search runs)."""
+    ncards = popcount(lo) + popcount(hi)
+    pl = BASE + CARD_W * ncards
+    cap = min(MAX_LIST, (s.shape[0] - pl) // 2)
+    if ncards > MAX_CARDS:
+        return -1
+    for m in range(MOVES):
+        s[R0 + m] = 0
+    union = np.int64(0)
+    k = 0
+    e = 0
+    for word in range(2):
+        m = lo if word == 0 else hi
+        base = 0 if word == 0 else HALF
+        while m:
+            c = base + trailing_zeros(m)
+            m &= m - 1
+            start = params[P_PL_START + c]
+            end = params[P_PL_START + c + 1]
+            if e + end - start > cap:
+                return -1
+            first = e
+            card_comp = np.int64(0)
+            for i in range(start, end):
+                comp = analyse(grid, params[P_PL_MASK + i], params[P_PL_VALUE + i])
+                card_comp |= comp
+                s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
+                e += 1
+            p = params[P_POINTS + c]
+            s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
+            s[BASE + CARD_W * k + 1] = card_comp
+            s[BASE + CARD_W * k + 3] = 0
+            union |= card_comp
+            add = (p << 5) | 1
+            while card_comp:  # the points and count each move completes from grid
+                s[R0 + trailing_zeros(card_comp)] += add
+                card_comp &= card_comp - 1
+            k += 1
+    s[U0] = union
+    return k
+
+
+@njit(cache=True)
+def _best_single(s, spare, cost):
+    """From ``build_root``: the best single move (value, move; ties: lowest move), as
+    ``_level1``."""
+    best = NO_VALUE
+    best_m = -1
+    t = s[U0] & ALL_MOVES
+    while t:
+        m = trailing_zeros(t)
+        t &= t - 1
+        a = _root_acc(s, m)
+        if a & 31 <= spare - 1:
+            v = (a >> 5) - cost
+            if v > best + EPS:
+                best = v
+                best_m = m
+    if best_m < 0:
+        idle = ~s[U0] & ALL_MOVES
+        return -cost, trailing_zeros(idle) if idle else np.int64(0)
+    return best, best_m
+
+
+@njit(cache=True)
+def build_new(params, grid, slots, s):
+    """For the placements ``build_root`` listed: the first moves after which each may gain
+    completions (or match), ``_new_rows``, and those after which it may lose some: if it
+    has some, the moves that touch its cells or, when one cell is wrong, that cell's
+    neighbours, and move a face of a kind its cells want.  Every other placement keeps
+    its completions.  Returns the first moves worth trying: a first
+    move in no placement's new rows completes nothing and leaves no more completions
+    than ``grid`` has, so it is worth less than the best single move (``_level2_list``)."""
+    pl = BASE + CARD_W * slots
+    end = (s[BASE + CARD_W * (slots - 1)] >> 24) & 255 if slots > 0 else 0
+    # which moves put which face where; per tile kind, the moves that change a face of it
+    for i in range(30):
+        s[PU + i] = 0
+    k0 = np.int64(0)
+    k1 = np.int64(0)
+    k2 = np.int64(0)
+    k3 = np.int64(0)
+    for x in range(9):
+        f = _face(grid, x)
+        bit = np.int64(1) << (FLIP_BASE + x)
+        _set_puts(s, x, f ^ 1, bit)
+        kind = f >> 1
+        k0 |= bit & -np.int64(kind == 0)
+        k1 |= bit & -np.int64(kind == 1)
+        k2 |= bit & -np.int64(kind == 2)
+        k3 |= bit & -np.int64(kind == 3)
+    for p in range(FLIP_BASE):
+        a = PAIR_A[p]
+        b = PAIR_B[p]
+        fa = _face(grid, a)
+        fb = _face(grid, b)
+        bit = (np.int64(1) << p) & (np.int64(fa == fb) - 1)
+        _set_puts(s, a, fb, bit)
+        _set_puts(s, b, fa, bit)
+        kinds = (np.int64(1) << (fa >> 1)) | (np.int64(1) << (fb >> 1))
+        k0 |= bit & -(kinds & 1)
+        k1 |= bit & -((kinds >> 1) & 1)
+        k2 |= bit & -((kinds >> 2) & 1)
+        k3 |= bit & -((kinds >> 3) & 1)
+    rows = np.int64(0)
+    for e in range(end):
+        w = s[pl + 2 * e]
+        comp = w & ALL_MOVES
+        i = (w >> MOVES) & 0x7FFFF
+        mask = params[P_PL_MASK + i]
+        value = params[P_PL_VALUE + i]
+        x_bits = (grid ^ value) & mask
+        wrong = _compress(x_bits | (x_bits >> 1) | (x_bits >> 2))
+        cb = mask & CELLBITS
+        cells = _compress(cb)
+        new = _new_rows(s, grid, cells, wrong, value)
+        rows |= new
+        lose = np.int64(0)
+        if comp:
+            z1 = value ^ REP[2]
+            z2 = value ^ REP[4]
+            z3 = value ^ REP[6]
+            km = ((k0 & -np.int64((~((value >> 1) | (value >> 2)) & cb) != 0))
+                  | (k1 & -np.int64((~((z1 >> 1) | (z1 >> 2)) & cb) != 0))
+                  | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
+                  | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
+            if wrong & (wrong - 1) == 0:
+                cells |= NEIGH9[trailing_zeros(wrong | 512)]
+            lose = MOVES_TOUCHING[cells] & km
+        s[pl + 2 * e + 1] = new | (lose << MOVES)
+        s[BASE + CARD_W * ((w >> 40) & 63) + 3] |= new | ((new | lose) << MOVES)
+    return rows
+
+
+@njit(cache=True, inline="always")
+def _root_acc(s, m):
+    """(points << 5) + count of the cards move m completes from the search's grid."""
+    return s[R0 + m]
+
+
+@njit(cache=True, inline="always")
+def _gain(s, slots, m):
+    """The points of the cards that may gain completions after first move m."""
+    g = np.int64(0)
+    for k in range(slots):
+        g += ((s[BASE + CARD_W * k] >> 8) & 255) * ((s[BASE + CARD_W * k + 3] >> m) & 1)
+    return g
+
+
+@njit(cache=True, inline="always")
+def _row(params, grid, m1, slots, s):
+    """The cards after first move ``m1`` (the list built for ``grid``, where m1 is one of
+    the moves worth trying): returns (points, count) of the cards that match and
+    the cards (bit k) whose completions may have changed; for those it leaves the new
+    completions (MATCHED if it matches) in their third slot; the others keep the second."""
+    pl = BASE + CARD_W * slots
+    g1 = do_move(grid, m1)
+    changed = np.int64(0)
+    for k in range(slots):
+        changed |= ((s[BASE + CARD_W * k + 3] >> (MOVES + m1)) & 1) << k
+    pts = np.int64(0)
+    n = np.int64(0)
+    ch = changed
+    while ch:
+        k = trailing_zeros(ch)
+        ch &= ch - 1
+        hdr = s[BASE + CARD_W * k]
+        comp = np.int64(0)
+        for e in range((hdr >> 16) & 255, (hdr >> 24) & 255):
+            w = s[pl + 2 * e]
+            nl = s[pl + 2 * e + 1]
+            if ((nl >> m1) | (nl >> (MOVES + m1))) & 1:
+                i = (w >> MOVES) & 0x7FFFF
+                comp |= analyse(g1, params[P_PL_MASK + i], params[P_PL_VALUE + i])
+            else:
+                comp |= w & ALL_MOVES
+        if comp & MATCHED:
+            comp = MATCHED
+            pts += (hdr >> 8) & 255
+            n += 1
+        s[BASE + CARD_W * k + 2] = comp
+    return pts, n, changed
+
+
+@njit(cache=True, inline="always")
+def _best_last(s, changed, limit, cost):
+    """Best second move after ``_row``: (points completed - cost, move, whether a move was
+    ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
+    ...) if none.  The points and counts from the search's grid are corrected for the
+    cards that changed."""
+    union = s[U0]
+    ch = changed
+    while ch:
+        k = trailing_zeros(ch)
+        ch &= ch - 1
+        union |= s[BASE + CARD_W * k + 2]
+    union &= ALL_MOVES
+    best = NO_VALUE
+    best_m = -1
+    over = False
+    while union:
+        m = trailing_zeros(union)
+        union &= union - 1
+        a = _root_acc(s, m)
+        ch = changed
+        while ch:
+            k = trailing_zeros(ch)
+            ch &= ch - 1
+            add = ((s[BASE + CARD_W * k] >> 8) & 255) << 5 | 1
+            a += add * (((s[BASE + CARD_W * k + 2] >> m) & 1) - ((s[BASE + CARD_W * k + 1] >> m) & 1))
+        if a & 31 > limit:
+            over = True
+        elif a > 0:
+            v = (a >> 5) - cost
+            if v > best + EPS:
+                best = v
+                best_m = m
+    return best, best_m, over
+
+
+@njit(cache=True)
+def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
+    """The best of the first moves in ``rows`` (value, move; ties: lowest move),
+    (NO_VALUE, -1) if none.  A move is worth at most pts1 - cost + max(0, R + G - cv): the
+    points it completes at once, R the most one move completes from ``grid``, G the points
+    of the cards that may gain completions after it (the others keep theirs or lose
+    some).  The move with the highest bound is tried first, then the others in order;
+    a move whose bound falls short of the best found cannot win and is not tried.
+    The best move's changed cards and second move are left in scratch for the payer."""
+    r = np.int64(0)
+    for m in range(MOVES):
+        r = max(r, _root_acc(s, m) >> 5)
+    first = -1
+    top = NO_VALUE
+    t = rows
+    while t:
+        m = trailing_zeros(t)
+        t &= t - 1
+        ub = (_root_acc(s, m) >> 5) - cost + max(0.0, r + _gain(s, slots, m) - cv)
+        if ub > top + EPS:
+            top = ub
+            first = m
+    best = NO_VALUE
+    best_m = MOVES
+    s[BEST_CHANGED] = 0
+    t = rows
+    while first >= 0 or t:
+        if first >= 0:
+            pick = first
+            first = -1
+            t &= ~(np.int64(1) << pick)
+        else:
+            pick = trailing_zeros(t)
+            t &= t - 1
+            ub = (_root_acc(s, pick) >> 5) - cost + max(0.0, r + _gain(s, slots, pick) - cv)
+            if ub < best - EPS or (ub <= best + EPS and pick > best_m):
+                continue
+        pts, n, changed = _row(params, grid, pick, slots, s)
+        left = spare - 1 - n
+        if left < 0:
+            continue
+        v = pts - cost
+        tail, m2, over = _best_last(s, changed, left - 1, cv)
+        if tail > 0.0:
+            v += tail
+        else:
+            m2 = -1
+        if v > best + EPS or (v >= best - EPS and pick < best_m):
+            best = v
+            best_m = pick
+            # for the payer: the cards that changed, their completions, the second move
+            if popcount(changed) <= BEST_ROOM:
+                s[BEST_CHANGED] = changed
+                s[BEST_M2] = m2 | (np.int64(over) << 8)
+                j = 0
+                ch = changed
+                while ch:
+                    s[BEST_COMPS + j] = s[BASE + CARD_W * trailing_zeros(ch) + 2]
+                    ch &= ch - 1
+                    j += 1
+            else:
+                s[BEST_CHANGED] = -1
+    if best_m == MOVES:
+        best_m = -1
+    return best, best_m
+
+
+@njit(cache=True)
+def _level2_list(params, grid, slots, rows, spare, cost, cv, s):
+    """``_level2`` over the list built for ``grid`` (no card matches there),
+    trying only the first moves in ``rows``.  Any other first move completes nothing and
+    leaves no more completions than ``grid`` has, so it is worth at most
+    -cost + max(0, R - cv) (R: the most points one move completes from ``grid``), less than
+    the best single move when R > 0.  If the moves tried do not beat that bound (rare:
+    e.g. the best single move would leave no card to pay), all 21 are tried."""
+    best, best_m = _rows_best(params, grid, slots, rows, spare, cost, cv, s)
+    r = np.int64(0)
+    for m in range(MOVES):
+        r = max(r, _root_acc(s, m) >> 5)
+    bound = -cost + max(0.0, r - cv)
+    if best > bound + EPS:
+        return best, best_m
+    if bound <= 0.0 and best <= 0.0:
+        # nothing pays: the value is what matters, not the move
+        if best >= bound:
+            return best, best_m
+        return bound, np.int64(0)
+    return _rows_best(params, grid, slots, ALL_MOVES, spare, cost, cv, s)
+
+
+@njit(cache=True)
+def plan(params, grid, lo, hi, spare, depth, cost, cv, s):
+    """``search`` from a decision's grid (no hand card matches there): (value, first move,
+    list size).  Depth 2 runs over the placement list when it fits in scratch; the list
+    size is -1 when it did not run."""
+    if max(1, min(depth, spare - 1)) == 2:
+        slots = build_root(params, grid, lo, hi, s)
+        if slots >= 0:
+            rows = build_new(params, grid, slots, s)
+            v, m = _level2_list(params, grid, slots, rows, spare, cost, cv, s)
+            return v, m, slots
+    v, m = search(params, grid, lo, hi, spare, depth, cost, cv, s)
+    return v, m, np.int64(-1)
+
+
+@njit(cache=True)
+def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
+    """``_payer`` for a depth-2 plan found over the list (which is still in scratch, with
+    the best move's changed cards and second move)."""
+    changed = s[BEST_CHANGED]
+    if changed < 0:  # too many to keep: work them out again
+        _, n, changed = _row(params, grid, m1, slots, s)
+        tail, m2, over = _best_last(s, changed, spare - 2 - n, cv)
+        if tail <= 0.0:
+            m2 = -1
+    else:
+        m2 = s[BEST_M2] & 255
+        over = s[BEST_M2] > 255
+        if m2 == 255:
+            m2 = -1
+        j = 0
+        ch = changed
+        while ch:
+            s[BASE + CARD_W * trailing_zeros(ch) + 2] = s[BEST_COMPS + j]
+            ch &= ch - 1
+            j += 1
+    g = do_move(grid, m1)
+    # the cards matching after m1, and those m2 then completes (kept in the memo)
+    match_lo = np.int64(0)
+    match_hi = np.int64(0)
+    next_lo = np.int64(0)
+    next_hi = np.int64(0)
+    for k in range(slots):
+        c = s[BASE + CARD_W * k] & 255
+        comp = s[BASE + CARD_W * k + 2] if (changed >> k) & 1 else s[BASE + CARD_W * k + 1]
+        bit = np.int64(1) << (c if c < HALF else c - HALF)
+        if comp == MATCHED:
+            if c < HALF:
+                match_lo |= bit
+            else:
+                match_hi |= bit
+        elif m2 >= 0 and (comp >> m2) & 1:
+            if c < HALF:
+                next_lo |= bit
+            else:
+                next_hi |= bit
+    s[MC_MATCH_LO] = match_lo
+    s[MC_MATCH_HI] = match_hi
+    s[NX_KEEP_LO] = next_lo
+    s[NX_KEEP_HI] = next_hi
+    keep_lo = match_lo | next_lo
+    keep_hi = match_hi | next_hi
+    if m2 >= 0:
+        g = do_move(g, m2)
+    # m2 is the best single move after m1 unless a move was ruled out for completing too
+    # many cards (without the payer it may not be)
+    return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi), -1 if over else m2
+
+
+@njit(cache=True)
+def _payer_single(params, grid, lo, hi, m1, slots, s):
+    """``_payer`` for a single move found from ``build_root``'s list."""
+    keep_lo = np.int64(0)
+    keep_hi = np.int64(0)
+    for k in range(slots):
+        if (s[BASE + CARD_W * k + 1] >> m1) & 1:
+            c = s[BASE + CARD_W * k] & 255
+            if c < HALF:
+                keep_lo |= np.int64(1) << c
+            else:
+                keep_hi |= np.int64(1) << (c - HALF)
+    s[MC_MATCH_LO] = keep_lo
+    s[MC_MATCH_HI] = keep_hi
+    return _fodder(params, do_move(grid, m1), lo & ~keep_lo, hi & ~keep_hi)
+
+
+# ---- which card pays ------------------------------------------------------------------------------
+@njit(cache=True)
+def _far(params, grid, c):
+    """Wrong cells of card c's best placement at ``grid``."""
+    best = 9
+    for i in range(params[P_PL_START + c], params[P_PL_START + c + 1]):
+        x_bits = (grid ^ params[P_PL_VALUE + i]) & params[P_PL_MASK + i]
+        w = popcount((x_bits | (x_bits >> 1) | (x_bits >> 2)) & CELLBITS)
+        if w < best:
+            best = w
+    return best
+
+
+@njit(cache=True)
+def _fodder(params, grid, lo, hi):
+    """Among the cards (lo, hi): the farthest from matching ``grid``, then the one worth
+    most points (the hardest to score), then the lowest id."""
+    pay = -1
+    best = -1
+    for word in range(2):
+        m = lo if word == 0 else hi
+        base = 0 if word == 0 else HALF
+        while m:
+            c = base + trailing_zeros(m)
+            m &= m - 1
+            key = _far(params, grid, c) * 16 + params[P_POINTS + c]
+            if key > best:
+                best = key
+                pay = c
+    return pay
+
+
+@njit(cache=True)
+def _payer(params, grid, lo, hi, m1, depth, cv, s):
+    """The card that pays for ``m1``, the first move of the best plan from ``grid``: follow
+    the plan, then pick among the cards it does not score."""
+    g = do_move(grid, m1)
+    if depth <= 1 or popcount(lo) + popcount(hi) <= 2:
+        # one move: keep what it completes
+        keep_lo = np.int64(0)
+        keep_hi = np.int64(0)
+        for word in range(2):
+            m = lo if word == 0 else hi
+            base = 0 if word == 0 else HALF
+            while m:
+                c = base + trailing_zeros(m)
+                m &= m - 1
+                if card_matches(params, g, c):
+                    if word == 0:
+                        keep_lo |= np.int64(1) << c
+                    else:
+                        keep_hi |= np.int64(1) << (c - HALF)
+        return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi)
+    for m in range(MOVES):
+        s[ACC + m] = 0
+    spare = popcount(lo) + popcount(hi)
+    keep_lo = np.int64(0)
+    keep_hi = np.int64(0)
+    rest_lo = lo
+    rest_hi = hi
+    left = depth
+    while True:
+        _, n, mlo, mhi, touched = hand_pass(params, g, rest_lo, rest_hi, s)
+        _take_best(s, touched, -1, 0.0)  # only clears
+        keep_lo |= mlo
+        keep_hi |= mhi
+        rest_lo &= ~mlo
+        rest_hi &= ~mhi
+        spare -= 1 + n
+        left -= 1
+        if left <= 0 or spare <= 1:
+            break
+        v, m = search(params, g, rest_lo, rest_hi, spare, left, cv, cv, s)
+        if v <= 0.0:
+            break
+        g = do_move(g, m)
+    return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi)
+
+
+# ---- the bot ----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _remember(s, seat, grid, lo, hi, c, m1, m2, known):
+    """Discard card c to play m1 next.  Keeps the move for the decision that follows
+    (PLAN); when ``known``, which cards match after the move (the payer left them in
+    MC_MATCH_*); and when the plan has a second move m2, the state expected then (NX_*;
+    the payer left the cards m2 completes in NX_KEEP_*).  Each is what a search at that
+    state would find again (m2 is the best single move there: the cards the plan scores
+    are gone and every other move can only have lost value), and depends only on the
+    bot's own hand and the grid."""
+    lo2, hi2 = _without(lo, hi, c)
+    s[PLAN_SEAT] = seat
+    s[PLAN_GRID] = grid
+    s[PLAN_CARD] = c
+    s[PLAN_LO] = lo2
+    s[PLAN_HI] = hi2
+    s[PLAN_MOVE] = m1
+    g1 = do_move(grid, m1)
+    s[MC_GRID] = g1 if known else -1
+    s[MC_KNOWN_LO] = lo2
+    s[MC_KNOWN_HI] = hi2
+    if m2 >= 0:
+        s[NX_SEAT] = seat
+        s[NX_GRID] = g1
+        s[NX_LO] = lo2 & ~s[MC_MATCH_LO]
+        s[NX_HI] = hi2 & ~s[MC_MATCH_HI]
+        s[NX_MOVE] = m2
+    return DISCARD_BASE + c
+
+
+@njit(cache=True)
+def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scratch):
+    cv = card_value + TIE  # every move costs a little: of two plans scoring as much, the shorter
+    grid = state[GRID]
+    lo = state[HAND_LO + seat]
+    hi = state[HAND_HI + seat]
+    pending = state[PENDING]
+    if pending >= 0:
+        # the card is spent: make the planned move (remembered, or searched again)
+        if (scratch[PLAN_SEAT] == seat and scratch[PLAN_GRID] == grid and scratch[PLAN_CARD] == pending
+                and scratch[PLAN_LO] == lo and scratch[PLAN_HI] == hi):
+            return scratch[PLAN_MOVE]
+        spare = state[HAND_N + seat] + 1
+        if replan == 0 and state[TURN_ACTIONS] > 1 and min(depth, spare - 1) >= 2:
+            # as the discard was decided: a single move that pays first
+            v, m = search(params, grid, lo, hi, spare, 1, 0.0, cv, scratch)
+            if v > EPS:
+                return m
+        _, m, _ = plan(params, grid, lo, hi, spare, depth, 0.0, cv, scratch)
+        return m
+    # score whatever matches (after its own move the bot knows which cards do)
+    if (scratch[MC_GRID] == grid and lo & ~scratch[MC_KNOWN_LO] == 0
+            and hi & ~scratch[MC_KNOWN_HI] == 0):
+        m = lo & scratch[MC_MATCH_LO]
+        if m:
+            return SCORE_BASE + trailing_zeros(m)
+        m = hi & scratch[MC_MATCH_HI]
+        if m:
+            return SCORE_BASE + HALF + trailing_zeros(m)
+    else:
+        for word in range(2):
+            m = lo if word == 0 else hi
+            base = 0 if word == 0 else HALF
+            while m:
+                c = base + trailing_zeros(m)
+                m &= m - 1
+                if card_matches(params, grid, c):
+                    return SCORE_BASE + c
+    h = state[HAND_N + seat]
+    can_skip = may_skip(state, seat)
+    best = 0.0
+    m1 = -1
+    mode = 0  # how the plan was found: 0 plain search (depth d), 1 single move, 2 depth-2 list
+    d = min(depth, h - 1)  # a plan of k moves scores nothing unless a card is left after them
+    quick = d >= 2 and replan == 0 and state[TURN_ACTIONS] > 0
+    if ((quick or d == 1) and scratch[NX_SEAT] == seat and scratch[NX_GRID] == grid
+            and scratch[NX_LO] == lo and scratch[NX_HI] == hi):
+        # the second move of the plan found at the last discard: it is the best single
+        # move here (see _remember)
+        m1 = scratch[NX_MOVE]
+        g2 = do_move(grid, m1)
+        c = _fodder(params, g2, lo & ~scratch[NX_KEEP_LO], hi & ~scratch[NX_KEEP_HI])
+        scratch[MC_MATCH_LO] = scratch[NX_KEEP_LO]
+        scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
+        scratch[NX_SEAT] = -1
+        return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
+    slots = -1
+    if d == 2:
+        slots = build_root(params, grid, lo, hi, scratch)
+    if slots >= 0:
+        if quick:
+            best, m1 = _best_single(scratch, h, cv)
+            mode = 1
+        if mode == 0 or best <= EPS:
+            rows = build_new(params, grid, slots, scratch)
+            best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
+            mode = 2
+    elif d >= 1:
+        if quick:
+            best, m1 = search(params, grid, lo, hi, h, 1, cv, cv, scratch)
+            if best > EPS:
+                d = 1
+        if not quick or d > 1:
+            best, m1 = search(params, grid, lo, hi, h, d, cv, cv, scratch)
+    if m1 >= 0 and best > EPS and not (can_skip and best <= skip_threshold + EPS):
+        m2 = np.int64(-1)
+        if mode == 1:
+            c = _payer_single(params, grid, lo, hi, m1, slots, scratch)
+        elif mode == 2:
+            c, m2 = _payer_list(params, grid, lo, hi, m1, slots, h, cv, scratch)
+        else:
+            c = _payer(params, grid, lo, hi, m1, d, cv, scratch)
+        return _remember(scratch, seat, grid, lo, hi, c, m1, m2, mode != 0)
+    if can_skip:
+        return SKIP
+    return END
 
 
 @njit(cache=True)
 def policy(kind, bot_params, state, params, rng, seat, scratch):
     """Dispatch on the bot kind; -1 for a kind this game does not know."""
+    if kind == GREEDY_KIND:
+        return greedy(state, params, seat, np.int64(bot_params[seat, P_DEPTH]),
+                      bot_params[seat, P_CARD_VALUE], bot_params[seat, P_SKIP_THRESHOLD],
+                      np.int64(bot_params[seat, P_REPLAN]), scratch)
     if kind == RANDOM_KIND:
         return random_action(state, params, rng, seat)
     return -1
