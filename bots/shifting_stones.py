@@ -972,6 +972,7 @@ def _remember(s, seat, grid, lo, hi, c, m1, m2, known):
 
 @njit(cache=True)
 def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scratch):
+    """The greedy action of ``seat`` (see the module docstring)."""
     cv = card_value + TIE  # every move costs a little: of two plans scoring as much, the shorter
     grid = state[GRID]
     lo = state[HAND_LO + seat]

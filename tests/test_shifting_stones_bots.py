@@ -70,6 +70,7 @@ SUN_BOTTOM_MIDDLE = "HOETFBHSE"  # card 29 (a moon bottom right) is exactly two 
 BIRD_TWO_AWAY = "FHBEOTSHE"  # card 1 (a bird in the centre) is exactly two moves away
 BIRD_ONE_AWAY = "FBHEOTSHE"  # ... one move away (swap 1-4)
 FAR = [68, 70, 71]  # five-pointers that none of these grids brings within two moves
+POINTS_OF = {c: int(PARAMS[g.P_POINTS + c]) for c in range(72)}
 
 
 @pytest.mark.parametrize("letters", [SUN_BOTTOM_MIDDLE, BIRD_TWO_AWAY, BIRD_ONE_AWAY])
@@ -258,12 +259,10 @@ def test_plain_search_agrees_with_brute_force():
             return sum(pts[c] for c in scored_) - 0.5 * len(seq)
 
         best1 = max(v for m in range(g.MOVES) if (v := value([m])) is not None)
-        best2 = max(v for seq in itertools.product(range(g.MOVES), repeat=2) if (v := value(seq)) is not None)
+        best2 = max(v for seq in itertools.product(range(g.MOVES), repeat=2)
+                    if (v := value(seq)) is not None)
         assert B.search(PARAMS, np.int64(grid), lo, hi, 4, 1, 0.5, 0.5, s)[0] == pytest.approx(best1)
         assert B.search(PARAMS, np.int64(grid), lo, hi, 4, 2, 0.5, 0.5, s)[0] == pytest.approx(max(best1, best2))
-
-
-POINTS_OF = {c: int(PARAMS[g.P_POINTS + c]) for c in range(72)}
 
 
 # ----------------------------------------------------------------------------- whole games
