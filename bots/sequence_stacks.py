@@ -53,12 +53,13 @@ from numba import njit
 
 from bots.registry import RANDOM, RANDOM_KIND, BotParam, BotSpec
 from simcore.games.sequence_stacks import (A_BLOCK, A_DISCARD, A_END, A_PASS, A_REVERSE, A_SKIP,
-                                           A_STEAL_CARD, A_STEAL_CHIP, BLOCK_CARD, CHIPS, DIR, DISC,
-                                           DISC_CAP, DISC_N, HAND, HAND_MASK, HAND_N, MAX_PILES, NCARD,
+                                           A_STEAL_CARD, A_STEAL_CHIP, BLOCK_CARD, CHIPS, DIR, HAND,
+                                           HAND_MASK, HAND_N, MAX_PILES, NCARD,
                                            NUMBER_TYPES, P_CHIPS_TO_WIN, P_HAND, P_MIN_EACH, P_PILES,
                                            PILE_TOP, PLAYERS, PLAYS, REVERSE_CARD, SKIP_CARD,
                                            STEAL_CARD_CARD, STEAL_CHIP_CARD, SUPPLY, TURN,
-                                           TURN_PLAY_CAP, WINDOW, WINDOW_SLOT, random_action)
+                                           TURN_PLAY_CAP, WINDOW, WINDOW_SLOT, discard_top,
+                                           random_action)
 from simcore.rng import lowest_bit_index, popcount
 
 GREEDY_KIND = 1
@@ -113,14 +114,6 @@ def distance(r, b, params):
     if nr + nb > d:
         d = nr + nb
     return d if d > 0 else 0
-
-
-@njit(cache=True, inline="always")
-def _disc_top(state, s):
-    n = state[DISC_N + s]
-    if n == 0:
-        return -1
-    return state[DISC + s * DISC_CAP + n - 1]
 
 
 @njit(cache=True)
@@ -265,7 +258,7 @@ def turn_decision(state, params, seat, wild_reserve, max_leave):
     if state[PLAYS] >= TURN_PLAY_CAP:
         return discard_choice(state, params, seat)
     hb = HAND + seat * NCARD
-    top = _disc_top(state, seat)
+    top = discard_top(state, seat)
     ppc = params[P_PILES]
     n = state[PLAYERS]
     r = state[CHIPS + 2 * seat]
@@ -376,7 +369,7 @@ def turn_decision(state, params, seat, wild_reserve, max_leave):
         for v in range(n):
             if v == seat:
                 continue
-            val = 2 * _steal_card_value(state, _disc_top(state, v), ppc)
+            val = 2 * _steal_card_value(state, discard_top(state, v), ppc)
             if v == lead:
                 val += 1
             if val > sbest_v:

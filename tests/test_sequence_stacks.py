@@ -272,7 +272,7 @@ def test_turn_ends_with_a_discard_and_next_seat_refills():
     assert legal(st, p) == [discard_a("r3"), discard_a("b4")]
     ev = step(st, p, discard_a("b4"))
     assert ev == ["discard 0 b4", "turn 1", "draw 1 b1 b1 b1 b1"]
-    assert st[G.DISC_N] == 1 and G._disc_top(st, 0) == C["b4"]
+    assert st[G.DISC_N] == 1 and G.discard_top(st, 0) == C["b4"]
     assert G.current_player(st) == 1 and st[G.HAND_N + 1] == 5 and st[G.TURNS] == 2
 
 

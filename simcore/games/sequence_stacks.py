@@ -213,7 +213,8 @@ def _hand_remove(state, s, c):
 
 
 @njit(cache=True, inline="always")
-def _disc_top(state, s):
+def discard_top(state, s):
+    """The top card of seat ``s``'s personal discard pile, -1 when empty (public)."""
     n = state[DISC_N + s]
     if n == 0:
         return -1
@@ -434,7 +435,7 @@ def _scan(state, params, out, k):
     s = state[TURN]
     n = state[PLAYERS]
     hm = state[HAND_MASK + s]
-    top = _disc_top(state, s)
+    top = discard_top(state, s)
     ppc = params[P_PILES]
     r = state[CHIPS + 2 * s]
     b = state[CHIPS + 2 * s + 1]
@@ -524,7 +525,7 @@ def _count_in_turn(state, params, s, hm):
     """Number of legal in-turn plays (all actions but the end of the turn), counted
     without enumerating them (the fast path of ``random_action``)."""
     ppc = params[P_PILES]
-    top = _disc_top(state, s)
+    top = discard_top(state, s)
     cnt = 0
     for col in range(2):
         base = PILE_TOP + col * MAX_PILES
