@@ -217,18 +217,30 @@ def _usefulness(t, trump):
 
 
 @njit(cache=True)
-def _cheapest(mask, trump):
-    best_t = -1
-    best = 1 << 30
+def _most_useful(mask, trump, sign):
+    """The tile of ``mask`` with the highest ``sign`` × usefulness (the lowest index on
+    ties): sign 1 the strongest tile, sign -1 the cheapest."""
+    best_t = lowest_bit_index(mask)
+    best = -(1 << 30)
     m = mask
     while m:
         t = lowest_bit_index(m)
         m &= m - 1
-        u = _usefulness(t, trump)
-        if u < best:
+        u = sign * _usefulness(t, trump)
+        if u > best:
             best = u
             best_t = t
     return best_t
+
+
+@njit(cache=True, inline="always")
+def _cheapest(mask, trump):
+    return _most_useful(mask, trump, -1)
+
+
+@njit(cache=True, inline="always")
+def _strongest(mask, trump):
+    return _most_useful(mask, trump, 1)
 
 
 @njit(cache=True)
@@ -272,21 +284,6 @@ def _play(state, params, seat):
             return PLAY_BASE + _strongest(beats, trump)
         return PLAY_BASE + _cheapest_winner(beats, trump, led)
     return PLAY_BASE + _cheapest(legal, trump)
-
-
-@njit(cache=True)
-def _strongest(mask, trump):
-    best_t = lowest_bit_index(mask)
-    best = -1
-    m = mask
-    while m:
-        t = lowest_bit_index(m)
-        m &= m - 1
-        u = _usefulness(t, trump)
-        if u > best:
-            best = u
-            best_t = t
-    return best_t
 
 
 @njit(cache=True)
