@@ -8,9 +8,12 @@ from typing import Sequence
 
 import numpy as np
 
+from simcore.engine import RANDOM_BOT
+
 # every bot's parameters travel to the kernels as one float64 row of this width
 MAX_BOT_PARAMS = 8
-RANDOM_KIND = 0
+# the engine calls the game's own random_action for this kind, never a policy
+RANDOM_KIND = RANDOM_BOT
 
 
 class BotError(ValueError):
