@@ -67,7 +67,8 @@ class Bot:
 
 
 def bot_module(game: types.ModuleType) -> types.ModuleType:
-    """``bots/<game module name>.py``: its BOTS list and its ``policy`` kernel."""
+    """``bots/<game module name>.py``: its BOTS list, its ``policy`` kernel and, if the bots
+    need more scratch than the game declares, ``SCRATCH_SIZE``."""
     return importlib.import_module("bots." + game.__name__.rsplit(".", 1)[-1])
 
 

@@ -45,9 +45,9 @@ each card, the moves that complete it in one step follow from its wrong cells (o
 cell can be flipped, or swapped with a neighbour outside the footprint that shows the
 wanted face; two must be neighbours holding each other's faces; three or more need more
 than one move), see ``analyse``.  So depth 1 is one pass over the hand's placements.
-Depth 2 (``plan``) lists the placements once (``build_root``), works out for each the
-first moves after which it could gain a completion and those after which it could lose
-one (``build_new``), and tries only the first moves after which something can gain,
+Depth 2 (``plan``) lists the placements once and works out for each the first moves
+after which it could gain a completion and those after which it could lose one
+(``build_list``), then tries only the first moves after which something can gain,
 best bound first, analysing again only the placements those moves can change
 (``_level2_list``); any other first move is worth less than the best single move.  Hands
 too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
@@ -57,6 +57,8 @@ Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whe
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
 the lowest index), so it is deterministic for a seed whatever the seat's RNG stream.
 """
+import functools
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -69,6 +71,11 @@ from simcore.games.shifting_stones import (DISCARD_BASE, END, FLIP_BASE, GRID, H
 from simcore.rng import popcount
 
 GREEDY_KIND = 1
+
+# The bot never allocates, so it is compiled without Numba's reference counting: each call
+# between its kernels then passes the arrays without atomic increments and decrements
+# (measured: about 7% of a greedy decision).
+kernel = functools.partial(njit, cache=True, _nrt=False)
 
 # bot parameter slots (bot_params[seat, i])
 P_DEPTH = 0
@@ -144,12 +151,14 @@ MOVES_TOUCHING = np.array(
 # scratch[MEMO+5:+12]   after a two-move plan's first move: the state expected, the second
 #                       move (the best single move there) and the cards it completes
 # scratch[ACC:ACC+21]   plain search: per move (points << 8) + count of the cards it completes
-# The depth-2 list (``build_root``, ``build_new``; PU overlaps ACC):
-# scratch[PU:PU+30]     per cell z (and a dummy cell 9) and face f, the moves after which z
-#                       shows f and did not before: 21-bit fields, three faces a word
+# The depth-2 list (``build_list``; PU overlaps ACC):
+# scratch[PU:PU+80]     per cell z (and a dummy cell 9) and face f (8 z + f), the moves
+#                       after which z shows f and did not before
 # scratch[R0:R0+21]     per move: (points << 5) + count of the cards it completes from the
 #                       search's grid
 # scratch[U0]           the moves completing some card from the search's grid
+# scratch[GAIN:GAIN+21] per first move: the points of the cards that may gain after it
+# scratch[CHANGED_AT:+21] per first move: the cards (bit k) whose completions may change
 # scratch[BASE:]        per card k (CARD_W slots): card | points << 8 | first placement << 16
 #                       | end of its placements << 24; its completions at the search's grid;
 #                       its completions after the first move tried (when they may have
@@ -165,9 +174,12 @@ MC_GRID, MC_KNOWN_LO, MC_KNOWN_HI, MC_MATCH_LO, MC_MATCH_HI = range(MEMO, MEMO +
 NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI = range(MEMO + 5, MEMO + 12)
 ACC = MEMO + 12
 PU = ACC
-R0 = PU + 30
+PU_SIZE = 8 * 10
+R0 = PU + PU_SIZE
 U0 = R0 + MOVES
-BASE = U0 + 1
+GAIN = U0 + 1
+CHANGED_AT = GAIN + MOVES
+BASE = CHANGED_AT + MOVES
 CARD_W = 4
 # after the search PU holds the best first move's changed cards, second move and their
 # completions (for the payer)
@@ -177,10 +189,13 @@ BEST_COMPS = PU + 2
 BEST_ROOM = 28
 MAX_LIST = 64  # placements in the list (bits of a word)
 MAX_CARDS = 60  # cards in the list (bits of a word)
+# scratch the bot needs (the runner allocates at least this): the list of a hand of 12
+# cards with MAX_LIST placements
+SCRATCH_SIZE = BASE + CARD_W * 12 + 2 * MAX_LIST
 MATCHED = np.int64(1) << 62
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def do_move(grid, m):
     """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
     if m < FLIP_BASE:
@@ -188,14 +203,14 @@ def do_move(grid, m):
     return flip_cell(grid, m - FLIP_BASE)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _without(lo, hi, c):
     if c < HALF:
         return lo & ~(np.int64(1) << c), hi
     return lo, hi & ~(np.int64(1) << (c - HALF))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def analyse(grid, mask, value):
     """One placement at ``grid``: MATCHED if it matches, else the set (bit m) of the moves
     after which it would.  Branch-free (the cases are selected by masks).
@@ -225,7 +240,7 @@ def analyse(grid, mask, value):
     return comp | (np.int64(x_bits == 0) << 62)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def completions(params, grid, c):
     """MATCHED if card ``c`` matches ``grid``, else the moves after which it would."""
     comp = np.int64(0)
@@ -237,7 +252,7 @@ def completions(params, grid, c):
 
 
 # ---- the plain search (depth 1 and 3, and hands too large for the depth-2 list) -------------
-@njit(cache=True)
+@kernel
 def hand_pass(params, grid, lo, hi, acc):
     """One pass over the hand (lo, hi) at ``grid``: returns (points, count, mlo, mhi, moves)
     of the cards that match now, and adds (points << 8) + 1 of every other card to acc[m]
@@ -272,7 +287,7 @@ def hand_pass(params, grid, lo, hi, acc):
     return pts, n, mlo, mhi, touched
 
 
-@njit(cache=True)
+@kernel
 def _take_best(acc, touched, limit, cost):
     """The best last move among ``touched`` (points - cost, completing at most ``limit``
     cards; ties: lowest move) and clear the accumulators.  (NO_VALUE, -1) if none."""
@@ -291,7 +306,7 @@ def _take_best(acc, touched, limit, cost):
     return best, best_m
 
 
-@njit(cache=True)
+@kernel
 def _level1(params, grid, lo, hi, spare, cost, acc):
     """Best single move from ``grid`` (value, move): the points it completes minus ``cost``;
     ``spare``: cards that may still leave the hand, the move's own card included.  If no
@@ -304,7 +319,7 @@ def _level1(params, grid, lo, hi, spare, cost, acc):
     return best, best_m
 
 
-@njit(cache=True)
+@kernel
 def _level2(params, grid, lo, hi, spare, cost, cv, acc):
     """Best sequence of one or two moves (value, first move); the first costs ``cost``,
     the second ``cv``."""
@@ -326,7 +341,7 @@ def _level2(params, grid, lo, hi, spare, cost, cv, acc):
     return best, best_m
 
 
-@njit(cache=True)
+@kernel
 def _level3(params, grid, lo, hi, spare, cost, cv, acc):
     best = NO_VALUE
     best_m = -1
@@ -348,7 +363,7 @@ def _level3(params, grid, lo, hi, spare, cost, cv, acc):
     return best, best_m
 
 
-@njit(cache=True)
+@kernel
 def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
     """Best sequence of 1..depth moves from ``grid`` with hand (lo, hi): (value, first
     move).  The first move costs ``cost``, later ones ``cv``; a plan may spend or score at
@@ -365,12 +380,12 @@ def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
 
 
 # ---- the depth-2 search over a placement list -------------------------------------------------
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _face(grid, x):
     return (grid >> (3 * x)) & 7
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _compress(v):
     """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
     v &= 0x09249249
@@ -380,21 +395,19 @@ def _compress(v):
     return (v ^ (v >> 16)) & 0x3FF
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _puts(s, z, f):
     """The moves after which cell ``z`` shows face ``f`` and did not before (0 for the
     dummy cell 9)."""
-    q = (f * 11) >> 5  # f // 3
-    return (s[PU + 3 * z + q] >> (MOVES * (f - 3 * q))) & ALL_MOVES
+    return s[PU + 8 * z + f]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _set_puts(s, z, f, bits):
-    q = (f * 11) >> 5
-    s[PU + 3 * z + q] |= bits << (MOVES * (f - 3 * q))
+    s[PU + 8 * z + f] |= bits
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _new_rows(s, grid, cells, wrong, value):
     """The first moves after which a placement (cells, wrong cells: 9-bit sets; wanted
     faces) could match or gain a completion: a superset, as the second move has to fix
@@ -460,20 +473,34 @@ def _new_rows(s, grid, cells, wrong, value):
     return new
 
 
-@njit(cache=True)
-def build_root(params, grid, lo, hi, s):
+@kernel
+def build_list(params, grid, lo, hi, s, with_new):
     """Write the hand's placements at ``grid`` to scratch (layout above): per card its
     completions, per placement its completions, per move the points and count of the
-    cards it completes.  Returns the number of cards, or -1 when the hand does not fit
-    (then the plain search runs)."""
+    cards it completes.  With ``with_new``, also for each placement the first moves
+    after which it may gain completions (or match), ``_new_rows``, and those after which
+    it may lose some: if it has some, the moves that touch its cells or, when one cell
+    is wrong, that cell's neighbours, and move a face of a kind its cells want.  Every
+    other placement keeps its completions.
+    Returns (the number of cards, or -1 when the hand does not fit: then the plain
+    search runs; the first moves worth trying: a first move in no placement's new rows
+    completes nothing and leaves no more completions than ``grid`` has, so it is worth
+    less than the best single move, see ``_level2_list``)."""
     ncards = popcount(lo) + popcount(hi)
     pl = BASE + CARD_W * ncards
     cap = min(MAX_LIST, (s.shape[0] - pl) // 2)
     if ncards > MAX_CARDS:
-        return -1
+        return -1, np.int64(0)
     for m in range(MOVES):
         s[R0 + m] = 0
+    k0 = k1 = k2 = k3 = np.int64(0)
+    if with_new:
+        k0, k1, k2, k3 = _build_puts(grid, s)
+    rows = np.int64(0)
     union = np.int64(0)
+    if with_new:
+        for m in range(MOVES):
+            s[CHANGED_AT + m] = 0
     k = 0
     e = 0
     for word in range(2):
@@ -485,18 +512,30 @@ def build_root(params, grid, lo, hi, s):
             start = params[P_PL_START + c]
             end = params[P_PL_START + c + 1]
             if e + end - start > cap:
-                return -1
+                return -1, np.int64(0)
             first = e
             card_comp = np.int64(0)
+            card_new = np.int64(0)
             for i in range(start, end):
-                comp = analyse(grid, params[P_PL_MASK + i], params[P_PL_VALUE + i])
+                mask = params[P_PL_MASK + i]
+                value = params[P_PL_VALUE + i]
+                comp = analyse(grid, mask, value)
                 card_comp |= comp
                 s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
+                if with_new:
+                    new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
+                    rows |= new
+                    s[pl + 2 * e + 1] = new | (lose << MOVES)
+                    card_new |= new | ((new | lose) << MOVES)
                 e += 1
             p = params[P_POINTS + c]
             s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
             s[BASE + CARD_W * k + 1] = card_comp
-            s[BASE + CARD_W * k + 3] = 0
+            s[BASE + CARD_W * k + 3] = card_new
+            ch = card_new >> MOVES
+            while ch:
+                s[CHANGED_AT + trailing_zeros(ch)] |= np.int64(1) << k
+                ch &= ch - 1
             union |= card_comp
             add = (p << 5) | 1
             while card_comp:  # the points and count each move completes from grid
@@ -504,12 +543,12 @@ def build_root(params, grid, lo, hi, s):
                 card_comp &= card_comp - 1
             k += 1
     s[U0] = union
-    return k
+    return k, rows
 
 
-@njit(cache=True)
+@kernel
 def _best_single(s, spare, cost):
-    """From ``build_root``: the best single move (value, move; ties: lowest move), as
+    """From ``build_list``: the best single move (value, move; ties: lowest move), as
     ``_level1``."""
     best = NO_VALUE
     best_m = -1
@@ -529,19 +568,11 @@ def _best_single(s, spare, cost):
     return best, best_m
 
 
-@njit(cache=True)
-def build_new(params, grid, slots, s):
-    """For the placements ``build_root`` listed: the first moves after which each may gain
-    completions (or match), ``_new_rows``, and those after which it may lose some: if it
-    has some, the moves that touch its cells or, when one cell is wrong, that cell's
-    neighbours, and move a face of a kind its cells want.  Every other placement keeps
-    its completions.  Returns the first moves worth trying: a first
-    move in no placement's new rows completes nothing and leaves no more completions
-    than ``grid`` has, so it is worth less than the best single move (``_level2_list``)."""
-    pl = BASE + CARD_W * slots
-    end = (s[BASE + CARD_W * (slots - 1)] >> 24) & 255 if slots > 0 else 0
-    # which moves put which face where; per tile kind, the moves that change a face of it
-    for i in range(30):
+@kernel(inline="always")
+def _build_puts(grid, s):
+    """Which moves put which face where (PU); returns the moves that change a face of
+    each tile kind (k0..k3)."""
+    for i in range(PU_SIZE):
         s[PU + i] = 0
     k0 = np.int64(0)
     k1 = np.int64(0)
@@ -569,52 +600,39 @@ def build_new(params, grid, slots, s):
         k1 |= bit & -((kinds >> 1) & 1)
         k2 |= bit & -((kinds >> 2) & 1)
         k3 |= bit & -((kinds >> 3) & 1)
-    rows = np.int64(0)
-    for e in range(end):
-        w = s[pl + 2 * e]
-        comp = w & ALL_MOVES
-        i = (w >> MOVES) & 0x7FFFF
-        mask = params[P_PL_MASK + i]
-        value = params[P_PL_VALUE + i]
-        x_bits = (grid ^ value) & mask
-        wrong = _compress(x_bits | (x_bits >> 1) | (x_bits >> 2))
-        cb = mask & CELLBITS
-        cells = _compress(cb)
-        new = _new_rows(s, grid, cells, wrong, value)
-        rows |= new
-        lose = np.int64(0)
-        if comp:
-            z1 = value ^ REP[2]
-            z2 = value ^ REP[4]
-            z3 = value ^ REP[6]
-            km = ((k0 & -np.int64((~((value >> 1) | (value >> 2)) & cb) != 0))
-                  | (k1 & -np.int64((~((z1 >> 1) | (z1 >> 2)) & cb) != 0))
-                  | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
-                  | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
-            if wrong & (wrong - 1) == 0:
-                cells |= NEIGH9[trailing_zeros(wrong | 512)]
-            lose = MOVES_TOUCHING[cells] & km
-        s[pl + 2 * e + 1] = new | (lose << MOVES)
-        s[BASE + CARD_W * ((w >> 40) & 63) + 3] |= new | ((new | lose) << MOVES)
-    return rows
+    return k0, k1, k2, k3
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
+def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
+    """(new, lose) of one placement (see ``build_list``)."""
+    x_bits = (grid ^ value) & mask
+    wrong = _compress(x_bits | (x_bits >> 1) | (x_bits >> 2))
+    cb = mask & CELLBITS
+    cells = _compress(cb)
+    new = _new_rows(s, grid, cells, wrong, value)
+    lose = np.int64(0)
+    if comp:
+        z1 = value ^ REP[2]
+        z2 = value ^ REP[4]
+        z3 = value ^ REP[6]
+        km = ((k0 & -np.int64((~((value >> 1) | (value >> 2)) & cb) != 0))
+              | (k1 & -np.int64((~((z1 >> 1) | (z1 >> 2)) & cb) != 0))
+              | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
+              | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
+        if wrong & (wrong - 1) == 0:
+            cells |= NEIGH9[trailing_zeros(wrong | 512)]
+        lose = MOVES_TOUCHING[cells] & km
+    return new, lose
+
+
+@kernel(inline="always")
 def _root_acc(s, m):
     """(points << 5) + count of the cards move m completes from the search's grid."""
     return s[R0 + m]
 
 
-@njit(cache=True, inline="always")
-def _gain(s, slots, m):
-    """The points of the cards that may gain completions after first move m."""
-    g = np.int64(0)
-    for k in range(slots):
-        g += ((s[BASE + CARD_W * k] >> 8) & 255) * ((s[BASE + CARD_W * k + 3] >> m) & 1)
-    return g
-
-
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _row(params, grid, m1, slots, s):
     """The cards after first move ``m1`` (the list built for ``grid``, where m1 is one of
     the moves worth trying): returns (points, count) of the cards that match and
@@ -622,9 +640,7 @@ def _row(params, grid, m1, slots, s):
     completions (MATCHED if it matches) in their third slot; the others keep the second."""
     pl = BASE + CARD_W * slots
     g1 = do_move(grid, m1)
-    changed = np.int64(0)
-    for k in range(slots):
-        changed |= ((s[BASE + CARD_W * k + 3] >> (MOVES + m1)) & 1) << k
+    changed = s[CHANGED_AT + m1]
     pts = np.int64(0)
     n = np.int64(0)
     ch = changed
@@ -649,7 +665,7 @@ def _row(params, grid, m1, slots, s):
     return pts, n, changed
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _best_last(s, changed, limit, cost):
     """Best second move after ``_row``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
@@ -685,7 +701,7 @@ def _best_last(s, changed, limit, cost):
     return best, best_m, over
 
 
-@njit(cache=True)
+@kernel
 def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     """The best of the first moves in ``rows`` (value, move; ties: lowest move),
     (NO_VALUE, -1) if none.  A move is worth at most pts1 - cost + max(0, R + G - cv): the
@@ -697,13 +713,20 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     r = np.int64(0)
     for m in range(MOVES):
         r = max(r, _root_acc(s, m) >> 5)
+        s[GAIN + m] = 0
+    for k in range(slots):
+        p = (s[BASE + CARD_W * k] >> 8) & 255
+        g = s[BASE + CARD_W * k + 3] & rows
+        while g:
+            s[GAIN + trailing_zeros(g)] += p
+            g &= g - 1
     first = -1
     top = NO_VALUE
     t = rows
     while t:
         m = trailing_zeros(t)
         t &= t - 1
-        ub = (_root_acc(s, m) >> 5) - cost + max(0.0, r + _gain(s, slots, m) - cv)
+        ub = (_root_acc(s, m) >> 5) - cost + max(0.0, r + s[GAIN + m] - cv)
         if ub > top + EPS:
             top = ub
             first = m
@@ -719,7 +742,7 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
         else:
             pick = trailing_zeros(t)
             t &= t - 1
-            ub = (_root_acc(s, pick) >> 5) - cost + max(0.0, r + _gain(s, slots, pick) - cv)
+            ub = (_root_acc(s, pick) >> 5) - cost + max(0.0, r + s[GAIN + pick] - cv)
             if ub < best - EPS or (ub <= best + EPS and pick > best_m):
                 continue
         pts, n, changed = _row(params, grid, pick, slots, s)
@@ -752,7 +775,7 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     return best, best_m
 
 
-@njit(cache=True)
+@kernel
 def _level2_list(params, grid, slots, rows, spare, cost, cv, s):
     """``_level2`` over the list built for ``grid`` (no card matches there),
     trying only the first moves in ``rows``.  Any other first move completes nothing and
@@ -775,22 +798,21 @@ def _level2_list(params, grid, slots, rows, spare, cost, cv, s):
     return _rows_best(params, grid, slots, ALL_MOVES, spare, cost, cv, s)
 
 
-@njit(cache=True)
+@kernel
 def plan(params, grid, lo, hi, spare, depth, cost, cv, s):
     """``search`` from a decision's grid (no hand card matches there): (value, first move,
     list size).  Depth 2 runs over the placement list when it fits in scratch; the list
     size is -1 when it did not run."""
     if max(1, min(depth, spare - 1)) == 2:
-        slots = build_root(params, grid, lo, hi, s)
+        slots, rows = build_list(params, grid, lo, hi, s, True)
         if slots >= 0:
-            rows = build_new(params, grid, slots, s)
             v, m = _level2_list(params, grid, slots, rows, spare, cost, cv, s)
             return v, m, slots
     v, m = search(params, grid, lo, hi, spare, depth, cost, cv, s)
     return v, m, np.int64(-1)
 
 
-@njit(cache=True)
+@kernel
 def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
     """``_payer`` for a depth-2 plan found over the list (which is still in scratch, with
     the best move's changed cards and second move)."""
@@ -844,9 +866,9 @@ def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
     return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi), -1 if over else m2
 
 
-@njit(cache=True)
+@kernel
 def _payer_single(params, grid, lo, hi, m1, slots, s):
-    """``_payer`` for a single move found from ``build_root``'s list."""
+    """``_payer`` for a single move found from ``build_list``'s list."""
     keep_lo = np.int64(0)
     keep_hi = np.int64(0)
     for k in range(slots):
@@ -862,7 +884,7 @@ def _payer_single(params, grid, lo, hi, m1, slots, s):
 
 
 # ---- which card pays ------------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def _far(params, grid, c):
     """Wrong cells of card c's best placement at ``grid``."""
     best = 9
@@ -874,7 +896,7 @@ def _far(params, grid, c):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _fodder(params, grid, lo, hi):
     """Among the cards (lo, hi): the farthest from matching ``grid``, then the one worth
     most points (the hardest to score), then the lowest id."""
@@ -893,7 +915,7 @@ def _fodder(params, grid, lo, hi):
     return pay
 
 
-@njit(cache=True)
+@kernel
 def _payer(params, grid, lo, hi, m1, depth, cv, s):
     """The card that pays for ``m1``, the first move of the best plan from ``grid``: follow
     the plan, then pick among the cards it does not score."""
@@ -941,7 +963,7 @@ def _payer(params, grid, lo, hi, m1, depth, cv, s):
 
 
 # ---- the bot ----------------------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def _remember(s, seat, grid, lo, hi, c, m1, m2, known):
     """Discard card c to play m1 next.  Keeps the move for the decision that follows
     (PLAN); when ``known``, which cards match after the move (the payer left them in
@@ -970,7 +992,7 @@ def _remember(s, seat, grid, lo, hi, c, m1, m2, known):
     return DISCARD_BASE + c
 
 
-@njit(cache=True)
+@kernel
 def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scratch):
     """The greedy action of ``seat`` (see the module docstring)."""
     cv = card_value + TIE  # every move costs a little: of two plans scoring as much, the shorter
@@ -1028,14 +1050,17 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         scratch[NX_SEAT] = -1
         return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
     slots = -1
+    rows = np.int64(0)
     if d == 2:
-        slots = build_root(params, grid, lo, hi, scratch)
+        # the quick look needs only the completions; the full search the new rows too
+        slots, rows = build_list(params, grid, lo, hi, scratch, not quick)
     if slots >= 0:
         if quick:
             best, m1 = _best_single(scratch, h, cv)
             mode = 1
+            if best <= EPS:
+                slots, rows = build_list(params, grid, lo, hi, scratch, True)
         if mode == 0 or best <= EPS:
-            rows = build_new(params, grid, slots, scratch)
             best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
             mode = 2
     elif d >= 1:
@@ -1059,7 +1084,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
     return END
 
 
-@njit(cache=True)
+@kernel(inline="always")
 def policy(kind, bot_params, state, params, rng, seat, scratch):
     """Dispatch on the bot kind; -1 for a kind this game does not know."""
     if kind == GREEDY_KIND:

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from bots.registry import Bot, bot_arrays, parse_bots
+from bots.registry import Bot, bot_arrays, bot_module, parse_bots
 from .engine import COL_DECISIONS
 from .games import load_game
 from .kernels import kernels_for
@@ -82,7 +82,9 @@ class Batch:
         info = self.config.info
         p = self.config.players
         self.state_size = info.state_size(p)
-        self.scratch_size = max(info.scratch_size, info.num_actions)
+        # the bots' working memory: what the game declares, or more if its bots ask for it
+        self.scratch_size = max(info.scratch_size, info.num_actions,
+                                getattr(bot_module(self.config.module), "SCRATCH_SIZE", 0))
         self.max_decisions = info.max_decisions(p)
         self._record_buffer = np.zeros(RECORD_START, dtype=np.int64)
 

@@ -17,7 +17,7 @@ from simcore.runner import Batch, RunConfig
 
 from test_shifting_stones import PARAMS, build, hand, legal, masks, scored
 
-SCRATCH = np.zeros(g.NUM_ACTIONS, dtype=np.int64)
+SCRATCH = np.zeros(B.SCRATCH_SIZE, dtype=np.int64)
 
 
 def decide(state, spec="greedy", scratch=SCRATCH):
@@ -131,7 +131,7 @@ def test_the_move_after_the_discard_is_the_planned_one_even_when_not_remembered(
     state = build(2, SUN_BOTTOM_MIDDLE, [[29, 68, 70], []])
     g.apply(state, PARAMS, decide(state))
     remembered = decide(state)
-    assert decide(state, scratch=np.zeros(g.NUM_ACTIONS, dtype=np.int64)) == remembered
+    assert decide(state, scratch=np.zeros(B.SCRATCH_SIZE, dtype=np.int64)) == remembered
 
 
 def test_skips_when_nothing_is_reachable_and_ends_when_it_skipped_last_turn():
@@ -216,7 +216,7 @@ def test_fast_depth_two_search_equals_the_plain_search():
     a plan pays, on random grids and hands, for several card values, with the first move
     paid or free."""
     rng = np.random.default_rng(5)
-    s = np.zeros(g.NUM_ACTIONS, dtype=np.int64)
+    s = np.zeros(B.SCRATCH_SIZE, dtype=np.int64)
     listed = 0
     for i in range(400):
         grid = np.int64(_random_grid(rng))
@@ -239,7 +239,7 @@ def test_fast_depth_two_search_equals_the_plain_search():
 def test_plain_search_agrees_with_brute_force():
     """Depth 1 and 2 values of the plain search against trying every move (pair)."""
     rng = np.random.default_rng(6)
-    s = np.zeros(g.NUM_ACTIONS, dtype=np.int64)
+    s = np.zeros(B.SCRATCH_SIZE, dtype=np.int64)
     for _ in range(25):
         grid = _random_grid(rng)
         cards = [int(c) for c in rng.choice(72, 4, replace=False)]
@@ -274,7 +274,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
     a fresh scratch gives the same action."""
     kinds, bp = bot_arrays(parse_bots(g, "greedy", players))
     state = np.zeros(g.STATE_SIZE, np.int64)
-    scratch = np.zeros(g.NUM_ACTIONS, np.int64)
+    scratch = np.zeros(B.SCRATCH_SIZE, np.int64)
     mix = np.random.default_rng(players)
     checked = 0
     for game in range(6):
@@ -286,7 +286,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
             a = B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch)
             assert a in legal(state), g.action_name(a)
             if state[g.PENDING] < 0:
-                fresh = np.zeros(g.NUM_ACTIONS, np.int64)
+                fresh = np.zeros(B.SCRATCH_SIZE, np.int64)
                 assert B.policy(kinds[seat], bp, state, PARAMS, rng, seat, fresh) == a
             if checked % 2 == 0 or state[g.PENDING] >= 0:
                 other = state.copy()
