@@ -1,19 +1,37 @@
-"""Throughput measurement (`playlab bench`): games/s and decisions/s per game and bots."""
+"""Throughput measurement (`playlab bench`): games/s, decisions/s, and what a bot's decision
+costs next to a random one."""
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Sequence
 
+import numpy as np
+
+from bots.registry import RANDOM_KIND, parse_bots
 from simcore.runner import Batch, RunConfig, set_threads
 
 # a measurement keeps doubling its game count until one batch takes this long
 MIN_SECONDS = 1.0
 FIRST_GAMES = 1000
+# bot runs are measured this many times, alternating with random play, and the median of the
+# rounds' ratios is kept: on a shared machine the speed of both drifts (by a third, measured)
+# but a round's two runs see the same conditions
+ROUNDS = 3
 
 
-def measure(config: RunConfig, threads: int, games: int | None = None) -> dict:
+def _is_random(config: RunConfig) -> bool:
+    return all(b.spec.kind == RANDOM_KIND for b in config.bots)
+
+
+def random_baseline(config: RunConfig) -> RunConfig:
+    """The same game, players, variant and seed with every seat random."""
+    return dataclasses.replace(config, bots=parse_bots(config.module, ["random"], config.players))
+
+
+def measure(config: RunConfig, threads: int, games: int | None = None, batch: Batch | None = None) -> dict:
     threads = set_threads(threads)
-    batch = Batch(config)
+    batch = batch or Batch(config)
     batch.run(0, 8)  # compile / load from cache outside the timing
     n = games or FIRST_GAMES
     while True:
@@ -42,17 +60,90 @@ def measure(config: RunConfig, threads: int, games: int | None = None) -> dict:
     return record
 
 
-def run_bench(configs: Sequence[RunConfig], threads: Sequence[int], games: int | None = None) -> list[dict]:
-    return [measure(c, t, games) for c in configs for t in threads]
+def measure_against_random(config: RunConfig, threads: int, games: int | None = None,
+                           rounds: int = ROUNDS) -> dict:
+    """``measure`` for a run with bots, plus ``random_decisions_per_s`` (all-random play of
+    the same game) and ``cost_vs_random``: the ratio of the two decision rates (median of
+    alternating rounds).  That ratio also reflects how the games differ (which decisions
+    and how much engine work each takes: a Shifting Stones bot that never moves measured
+    4x) and how random play is run (all-random Moon plays whole hands in the game's fast
+    path, ~40 M decisions/s, with no per-decision dispatch), so on one thread the record
+    also gets ``same_positions``: decision against decision."""
+    baseline = random_baseline(config)
+    batches = Batch(config), Batch(baseline)
+    runs = []
+    for _ in range(rounds):
+        r = measure(config, threads, games, batches[0])
+        b = measure(baseline, threads, games, batches[1])
+        runs.append((b["decisions_per_s"] / r["decisions_per_s"], r, b))
+    runs.sort(key=lambda x: x[0])
+    ratio, record, base = runs[len(runs) // 2]
+    record["rounds"] = rounds
+    record["random_decisions_per_s"] = base["decisions_per_s"]
+    record["cost_vs_random"] = ratio
+    if threads == 1:
+        # the games asked for, or about a third of a second of the bots' play per round
+        n = games or max(16, int(record["games_per_s"] / 3))
+        record.update(same_positions(config, n, max(rounds, 5)))
+    return record
+
+
+def same_positions(config: RunConfig, games: int, rounds: int = ROUNDS) -> dict:
+    """What a decision of ``config``'s bots costs next to a random decision in the same
+    positions: their games are recorded, then each round times the bots playing them
+    against the same games replayed with a random decision taken (and thrown away) in
+    every position through the same dispatch, so both sides do the same engine work and
+    differ only in who decides.  Returns the median of the rounds' ratios and their
+    range (one thread; random bots measured this way come out at 0.96-1.13)."""
+    set_threads(1)
+    batch = Batch(config)
+    rows = batch.run(0, games)
+    total = int(rows[:, config.columns().index("decisions")].sum())
+    actions = np.empty(total, dtype=np.int64)
+    k, c = batch.kernels, config
+    kept = k.record_batch(batch.params, c.players, c.seed, 0, games, batch.kinds, batch.bot_params,
+                          batch.state_size, batch.scratch_size, batch.max_decisions, actions)
+    replayed = k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions,
+                                    batch.state_size, batch.scratch_size)
+    if kept != games or replayed != total:  # the recorded games must replay exactly
+        raise RuntimeError(f"recorded {kept} of {games} games, replayed {replayed} of {total} actions")
+    ratios = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        batch.run(0, games)
+        t1 = time.perf_counter()
+        k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions, batch.state_size,
+                             batch.scratch_size)
+        t2 = time.perf_counter()
+        ratios.append((t1 - t0) / (t2 - t1))
+    ratios.sort()
+    return {"cost_vs_random_same_positions": ratios[len(ratios) // 2],
+            "same_positions_range": [ratios[0], ratios[-1]]}
+
+
+def run_bench(configs: Sequence[RunConfig], threads: Sequence[int], games: int | None = None,
+              rounds: int = ROUNDS) -> list[dict]:
+    return [measure(c, t, games) if _is_random(c) else measure_against_random(c, t, games, rounds)
+            for c in configs for t in threads]
 
 
 def format_table(records: list[dict]) -> str:
-    head = f"{'game':<16} {'players':>7} {'bots':<16} {'threads':>7} {'games':>9} {'games/s':>12} {'decisions/s':>14}  other"
+    head = (f"{'game':<16} {'players':>7} {'bots':<16} {'threads':>7} {'games':>9} {'games/s':>12} "
+            f"{'decisions/s':>14} {'x random':>9} {'x same':>7}  other")
     lines = [head]
     for r in records:
         bots = ",".join(sorted(set(r["bots"])))
+        ratio = f"{r['cost_vs_random']:.2f}" if "cost_vs_random" in r else "-"
+        same = f"{r['cost_vs_random_same_positions']:.2f}" if "cost_vs_random_same_positions" in r else "-"
         other = "  ".join(f"{k}={v:,.0f}" for k, v in r.items()
-                          if k.endswith("_per_s") and k not in ("games_per_s", "decisions_per_s"))
+                          if k.endswith("_per_s") and k not in ("games_per_s", "decisions_per_s",
+                                                                  "random_decisions_per_s"))
         lines.append(f"{r['game']:<16} {r['players']:>7} {bots:<16} {r['threads']:>7} {r['games']:>9} "
-                     f"{r['games_per_s']:>12,.0f} {r['decisions_per_s']:>14,.0f}  {other}")
+                     f"{r['games_per_s']:>12,.0f} {r['decisions_per_s']:>14,.0f} {ratio:>9} {same:>7}  {other}")
+    if any("cost_vs_random" in r for r in records):
+        lines.append("x random: decisions/s of all-random play of the game over these bots' "
+                     "(median of alternating rounds)")
+    if any("cost_vs_random_same_positions" in r for r in records):
+        lines.append("x same: what these bots' decision costs next to a random decision in the "
+                     "same positions (their own games replayed; one thread)")
     return "\n".join(lines)

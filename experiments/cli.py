@@ -143,9 +143,13 @@ def show(game, seed, index, players, bot_specs, variant, as_json):
 @click.option("--bots", "bot_specs", default="random", show_default=True)
 @_variant_option
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True,
+              help="bots other than random: rounds alternating with random play (the median ratio is kept)")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list of records")
-def bench(game, n_games, threads, players, bot_specs, variant, seed, as_json):
-    """Throughput: games/s and decisions/s per game, player count and bots."""
+def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_json):
+    """Throughput: games/s and decisions/s per game, player count and bots; for bots other
+    than random, their cost next to random play (`x random`) and, on one thread, next to
+    random decisions in the same positions (`x same`)."""
     import numba
 
     from experiments.bench import format_table, run_bench
@@ -159,7 +163,7 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, as_json):
         configs += [_config(name, n, bot_specs, variant, seed) for n in counts]
     cores = numba.config.NUMBA_NUM_THREADS
     thread_list = [threads] if threads else sorted({1, cores})
-    records = run_bench(configs, thread_list, n_games)
+    records = run_bench(configs, thread_list, n_games, rounds)
     click.echo(json.dumps(records, indent=1) if as_json else format_table(records))
 
 

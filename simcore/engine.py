@@ -95,5 +95,51 @@ def play_recorded(params, players, seed, index, bot_kind, bot_params, state_size
     return n
 
 
-TEMPLATES = ("choose_action", "play_game", "run_batch", "play_recorded")
+def record_batch(params, players, seed, start, count, bot_kind, bot_params, state_size,
+                 scratch_size, max_decisions, actions):
+    """Games ``start …`` one after another (one thread), their actions back to back in
+    ``actions``; returns how many games fitted whole (for ``playlab bench``)."""
+    state = np.empty(state_size, np.int64)
+    rng = np.empty(players, np.int64)
+    scratch = np.empty(scratch_size, np.int64)
+    pos = 0
+    for g in range(count):
+        record = actions[pos:]
+        n = play_game(state, params, players, seed, start + g, bot_kind, bot_params, rng,
+                      scratch, record, max_decisions)
+        if n < 0 or n > record.shape[0]:
+            return g
+        pos += n
+    return count
+
+
+def replay_with_random(params, players, seed, start, count, actions, state_size, scratch_size):
+    """The games ``record_batch`` kept, played again from their actions while the random
+    bot also chooses in every position (its choice is thrown away): the same engine work
+    plus one random decision per position.  Timed against the bots' own run it gives what
+    their decisions cost next to random ones in the same positions.  Returns the actions
+    used (all of them when the replay ends every game where it ended; -1 if they ran out)."""
+    state = np.empty(state_size, np.int64)
+    rng = np.empty(players, np.int64)
+    scratch = np.empty(scratch_size, np.int64)
+    # random seats, chosen through the same dispatch as in play_game
+    bot_kind = np.full(players, RANDOM_BOT, np.int64)
+    bot_params = np.zeros((players, 1), np.float64)
+    pos = 0
+    for g in range(count):
+        init(state, params, players, stream_key(seed, start + g, CHANCE_STREAM))  # noqa: F821
+        for s in range(players):
+            rng[s] = stream_key(seed, start + g, bot_stream(s))
+        while not is_terminal(state):  # noqa: F821
+            if pos == actions.shape[0]:
+                return -1
+            choose_action(bot_kind, bot_params, state, params, rng, current_player(state),  # noqa: F821
+                          scratch)
+            apply(state, params, actions[pos])  # noqa: F821
+            pos += 1
+    return pos
+
+
+TEMPLATES = ("choose_action", "play_game", "run_batch", "play_recorded", "record_batch",
+             "replay_with_random")
 JIT_OPTIONS = {"run_batch": {"parallel": True}, "choose_action": {"inline": "always"}}

@@ -1,0 +1,67 @@
+"""`playlab bench` for bots: its ratios against random play, and the record/replay kernels
+the same-position ratio rests on."""
+from __future__ import annotations
+
+import numpy as np
+
+from bots import shifting_stones as stones_bots
+from experiments.bench import measure_against_random, random_baseline
+from simcore.runner import Batch, RunConfig
+
+
+def test_recorded_games_replay_exactly_and_match_single_game_records():
+    config = RunConfig.build("shifting-stones", 2, ["greedy"], {}, 4)
+    batch = Batch(config)
+    games = 12
+    rows = batch.run(0, games)
+    total = int(rows[:, config.columns().index("decisions")].sum())
+    actions = np.empty(total, dtype=np.int64)
+    k, c = batch.kernels, config
+    kept = k.record_batch(batch.params, c.players, c.seed, 0, games, batch.kinds, batch.bot_params,
+                          batch.state_size, batch.scratch_size, batch.max_decisions, actions)
+    assert kept == games
+    # back to back, each game's actions are those recorded for it alone
+    pos = 0
+    for i in range(games):
+        alone, _ = batch.record(i)
+        assert list(actions[pos:pos + len(alone)]) == list(alone)
+        pos += len(alone)
+    assert pos == total
+    # the replay (random decisions thrown away) ends every game on its last action
+    assert k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions,
+                                batch.state_size, batch.scratch_size) == total
+    # and reports running out when the actions stop short
+    assert k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions[:-1],
+                                batch.state_size, batch.scratch_size) == -1
+
+
+def test_record_batch_stops_at_the_last_game_that_fits():
+    config = RunConfig.build("sequence-stacks", 2, ["greedy"], {}, 2)
+    batch = Batch(config)
+    first = int(batch.run(0, 1)[0, config.columns().index("decisions")])
+    actions = np.empty(first + 1, dtype=np.int64)  # room for game 0 and a little of game 1
+    k, c = batch.kernels, config
+    assert k.record_batch(batch.params, c.players, c.seed, 0, 3, batch.kinds, batch.bot_params,
+                          batch.state_size, batch.scratch_size, batch.max_decisions, actions) == 1
+
+
+def test_bot_ratios_are_reported():
+    config = RunConfig.build("sequence-stacks", 2, ["greedy"], {}, 0)
+    r = measure_against_random(config, threads=1, games=40, rounds=1)
+    assert r["bots"] == ["greedy", "greedy"] and r["games"] == 40
+    assert r["random_decisions_per_s"] > 0
+    assert r["cost_vs_random"] == r["random_decisions_per_s"] / r["decisions_per_s"]
+    lo, hi = r["same_positions_range"]
+    assert 0 < lo <= r["cost_vs_random_same_positions"] <= hi
+
+
+def test_random_baseline_keeps_everything_but_the_bots():
+    config = RunConfig.build("shifting-stones", 3, ["greedy:depth=1"], {"bonus_points": 2}, 9)
+    base = random_baseline(config)
+    assert base.bot_labels == ["random"] * 3
+    assert (base.game, base.players, base.variant, base.seed) == (config.game, 3, config.variant, 9)
+
+
+def test_batches_give_the_bots_the_scratch_they_ask_for():
+    batch = Batch(RunConfig.build("shifting-stones", 2, ["greedy"], {}, 0))
+    assert batch.scratch_size >= stones_bots.SCRATCH_SIZE
