@@ -144,6 +144,6 @@ def format_table(records: list[dict]) -> str:
         lines.append("x random: decisions/s of all-random play of the game over these bots' "
                      "(median of alternating rounds)")
     if any("cost_vs_random_same_positions" in r for r in records):
-        lines.append("x same: what these bots' decision costs next to a random decision in the "
+        lines.append("x same: what a decision of these bots costs next to a random decision in the "
                      "same positions (their own games replayed; one thread)")
     return "\n".join(lines)
