@@ -100,11 +100,8 @@ def same_positions(config: RunConfig, games: int, rounds: int = ROUNDS) -> dict:
     rows = batch.run(0, games)
     total = int(rows[:, config.columns().index("decisions")].sum())
     actions = np.empty(total, dtype=np.int64)
-    k, c = batch.kernels, config
-    kept = k.record_batch(batch.params, c.players, c.seed, 0, games, batch.kinds, batch.bot_params,
-                          batch.state_size, batch.scratch_size, batch.max_decisions, actions)
-    replayed = k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions,
-                                    batch.state_size, batch.scratch_size)
+    kept = batch.record_games(0, games, actions)
+    replayed = batch.replay_with_random(0, games, actions)
     if kept != games or replayed != total:  # the recorded games must replay exactly
         raise RuntimeError(f"recorded {kept} of {games} games, replayed {replayed} of {total} actions")
     ratios = []
@@ -112,8 +109,7 @@ def same_positions(config: RunConfig, games: int, rounds: int = ROUNDS) -> dict:
         t0 = time.perf_counter()
         batch.run(0, games)
         t1 = time.perf_counter()
-        k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions, batch.state_size,
-                             batch.scratch_size)
+        batch.replay_with_random(0, games, actions)
         t2 = time.perf_counter()
         ratios.append((t1 - t0) / (t2 - t1))
     ratios.sort()

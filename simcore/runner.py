@@ -98,6 +98,21 @@ class Batch:
         check_rows(out)
         return out
 
+    def record_games(self, start: int, count: int, actions: np.ndarray) -> int:
+        """Games ``start …`` one after another, their actions back to back in ``actions``;
+        returns how many fitted whole (``engine.record_batch``)."""
+        c = self.config
+        return self.kernels.record_batch(self.params, c.players, c.seed, start, count, self.kinds,
+                                         self.bot_params, self.state_size, self.scratch_size,
+                                         self.max_decisions, actions)
+
+    def replay_with_random(self, start: int, count: int, actions: np.ndarray) -> int:
+        """The recorded games again with a random decision taken (and thrown away) in every
+        position; returns the actions used, -1 if they ran out (``engine.replay_with_random``)."""
+        c = self.config
+        return self.kernels.replay_with_random(self.params, c.players, c.seed, start, count, actions,
+                                               self.state_size, self.scratch_size)
+
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(actions, result row) of game ``index``.  The action buffer starts small and the
         game is replayed into a larger one when it ran longer (replaying is exact)."""

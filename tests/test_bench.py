@@ -16,10 +16,7 @@ def test_recorded_games_replay_exactly_and_match_single_game_records():
     rows = batch.run(0, games)
     total = int(rows[:, config.columns().index("decisions")].sum())
     actions = np.empty(total, dtype=np.int64)
-    k, c = batch.kernels, config
-    kept = k.record_batch(batch.params, c.players, c.seed, 0, games, batch.kinds, batch.bot_params,
-                          batch.state_size, batch.scratch_size, batch.max_decisions, actions)
-    assert kept == games
+    assert batch.record_games(0, games, actions) == games
     # back to back, each game's actions are those recorded for it alone
     pos = 0
     for i in range(games):
@@ -28,11 +25,9 @@ def test_recorded_games_replay_exactly_and_match_single_game_records():
         pos += len(alone)
     assert pos == total
     # the replay (random decisions thrown away) ends every game on its last action
-    assert k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions,
-                                batch.state_size, batch.scratch_size) == total
+    assert batch.replay_with_random(0, games, actions) == total
     # and reports running out when the actions stop short
-    assert k.replay_with_random(batch.params, c.players, c.seed, 0, games, actions[:-1],
-                                batch.state_size, batch.scratch_size) == -1
+    assert batch.replay_with_random(0, games, actions[:-1]) == -1
 
 
 def test_record_batch_stops_at_the_last_game_that_fits():
@@ -40,9 +35,7 @@ def test_record_batch_stops_at_the_last_game_that_fits():
     batch = Batch(config)
     first = int(batch.run(0, 1)[0, config.columns().index("decisions")])
     actions = np.empty(first + 1, dtype=np.int64)  # room for game 0 and a little of game 1
-    k, c = batch.kernels, config
-    assert k.record_batch(batch.params, c.players, c.seed, 0, 3, batch.kinds, batch.bot_params,
-                          batch.state_size, batch.scratch_size, batch.max_decisions, actions) == 1
+    assert batch.record_games(0, 3, actions) == 1
 
 
 def test_bot_ratios_are_reported():
