@@ -39,6 +39,17 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
         Sample a full state consistent with the view ``observe`` returned (hidden cards
         dealt at random among the places they could be) so that information-set search
         never reads hidden information.
+    returns(state, params, players, out)
+        One float64 per seat into ``out[:players]``: the utility search maximises.  At a
+        terminal state a win is worth 1 shared equally among tied winners (two winners
+        get 0.5 each), every other seat 0; a truncated game is worth 1/players to every
+        seat.  Before the end: 0 for all.  (A score-margin utility may be offered as a
+        bot option; it is not the protocol's.)
+    observation(view, params, seat, out)
+        A fixed-length float64 vector (``INFO.observation_size(players)`` entries) of what
+        ``seat`` may know, from the view ``observe`` gave that seat; its layout is
+        documented in the game's module header.  The encoding the PettingZoo
+        environments and any learning bot use.
 
 Python-side (plain functions in the same module):
 
@@ -47,6 +58,9 @@ Python-side (plain functions in the same module):
     trace_step(before, action, after, params, players) -> [event]   events of one action
     trace_result(values: dict, players) -> dict       extra result fields for the trace
     SECTION_EVENTS (optional)                         event kinds `show` prints unindented
+    render(view, seat, params, players) -> str        that seat's view in the game's words
+                                                      (hand, grid, piles, trick, scores,
+                                                      chips, whose turn): `show`, `human`
 
 ``INFO`` (a ``GameInfo``) gives name, player range, options, action count, state size,
 result columns and the maximum number of decisions a game can take.
@@ -104,6 +118,17 @@ class GameInfo:
     description: str = ""
     # result columns whose sums are reported as throughput by `playlab bench` (X_per_s)
     rate_columns: tuple[str, ...] = ()
+    # (name pattern, meaning) of every result column, per-seat names ending in ``_S``
+    # (``simcore.layout.Columns.docs``), listed by `playlab games GAME`
+    column_docs: tuple[tuple[str, str], ...] = ()
+    # length of the ``observation`` vector for a player count
+    observation_size: Callable[[int], int] | None = None
+    # the result column holding the seat that moved first when the game chooses it at
+    # random (Moon's first bidder); None: seat 0 always starts.  Studies measure seat
+    # advantage by position relative to this seat.
+    first_player_column: str | None = None
+    # the option whose cap ends a game as truncated (e.g. "round_cap"), for the summaries
+    truncation_option: str | None = None
 
     def resolve_variant(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return resolve_variant(self.options, given)

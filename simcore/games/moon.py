@@ -690,6 +690,7 @@ INFO = GameInfo(
     utility="points per hand; one winner per game",
     description="trick-taking dominoes: bid, take the widow, name trump, 7 tricks; first to 21",
     rate_columns=("hands",),
+    truncation_option="hand_cap",
 )
 
 

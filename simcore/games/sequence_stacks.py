@@ -797,6 +797,7 @@ INFO = GameInfo(
     description=("Card game: build shared 1-5 runs per colour, earn chips of that colour, "
                  "first to 5 chips with at least 2 of each colour wins; skip, reverse, "
                  "steal-card, steal-chip and the out-of-turn block."),
+    truncation_option="round_cap",
 )
 
 

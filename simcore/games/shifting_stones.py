@@ -734,6 +734,7 @@ INFO = GameInfo(
     information="imperfect (hidden hands and draw order)",
     utility="points (cards + bonus) per seat; shared wins; solo: win/loss",
     description="shift, flip and score pattern cards on a 3x3 grid of two-faced stones",
+    truncation_option="round_cap",
 )
 
 
