@@ -104,35 +104,20 @@ def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trac
 @click.option("--players", type=int, default=None)
 @click.option("--bots", "bot_specs", default="random", show_default=True)
 @_variant_option
-@click.option("--json", "as_json", is_flag=True, help="print the trace record instead")
-def show(game, seed, index, players, bot_specs, variant, as_json):
-    """Print one game as a readable log."""
+@click.option("--view", "view_seat", type=click.IntRange(min=0), default=None,
+              help="before each decision of this seat, show the game as that seat sees it")
+@click.option("--json", "as_json", is_flag=True, help="print the game as structured steps and events")
+def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
+    """Print one game step by step: each move, its events, and what changed in words."""
+    from experiments.show import format_narration, narrate
     from simcore.runner import Batch
-    from simcore.trace import build_trace
 
     config = _config(game, players, bot_specs, variant, seed)
-    trace = build_trace(Batch(config), index)
-    if as_json:
-        click.echo(json.dumps(trace))
-        return
-    module = config.module
-    click.echo(f"{config.info.title}: seed {seed}, game {index}, {config.players} players")
-    click.echo("bots: " + ", ".join(f"{s}={b}" for s, b in enumerate(trace["bots"])))
-    changed = {k: v for k, v in config.variant.items()
-               if v != next(o.default for o in config.info.options if o.name == k)}
-    click.echo("variant: " + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "rules as written (all defaults)"))
-    sections = getattr(module, "SECTION_EVENTS", ())
-    for event in trace["log"]:
-        flush = event.split(" ", 1)[0] in sections
-        click.echo(("" if flush else "  ") + event)
-    r = trace["result"]
-    if r["truncated"]:
-        verdict = "truncated (no result)"
-    elif r["winners"]:
-        verdict = "winner" + ("s " if len(r["winners"]) > 1 else " ") + ", ".join(map(str, r["winners"]))
-    else:
-        verdict = "no winner"
-    click.echo(f"result: scores {r['scores']}; {verdict}")
+    if view_seat is not None and view_seat >= config.players:
+        raise click.BadParameter(f"seat {view_seat} does not exist with {config.players} players",
+                                 param_hint="--view")
+    story = narrate(Batch(config), index, view_seat)
+    click.echo(json.dumps(story) if as_json else format_narration(config, story))
 
 
 @cli.command()
