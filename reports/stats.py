@@ -65,6 +65,8 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 #: about 0.2 virtual wins each way between two equal bots.  Enough to keep a bot that
 #: never wins (or never loses) finite, negligible next to the thousands of games of a
 #: study (it moves a 90 % win rate over 1,000 games by well under 0.1 points).
+#: ``regularization=0`` is the plain MLE, which choix cannot fit (no stationary
+#: distribution) once some bot never wins or never loses.
 DEFAULT_REGULARIZATION = 0.1
 
 
@@ -207,7 +209,7 @@ def paired_difference(a, b, clusters=None) -> dict:
         out["se_paired"] = float(stats.sem(d))
         out["se_unpaired"] = float(math.sqrt(stats.sem(a) ** 2 + stats.sem(b) ** 2))
         return out
-    import statsmodels.api as sm
+    import statsmodels.api as sm  # only the clustered case needs it; slow to import
 
     groups = pd.factorize(np.asarray(clusters))[0]
     if groups.size != n:
