@@ -143,6 +143,23 @@ def moon_position_table(sums: dict[str, float]) -> pd.DataFrame | None:
     return pd.DataFrame(rows)
 
 
+def win_shares(w: np.ndarray) -> np.ndarray:
+    """Each game's win split among its winners (a shared win of two is half each): the
+    shares of a game add up to 1, so their means are comparable with 1/n."""
+    winners = w.sum(axis=1, keepdims=True)
+    return np.divide(w, winners, out=np.zeros(w.shape), where=winners > 0)
+
+
+def first_vs_fair(share0: np.ndarray, n: int) -> float:
+    """p-value of seat 0's mean win share against 1/n (one-sample t-test over games: the
+    shares take fractional values when wins are shared, so no binomial test applies)."""
+    from scipy.stats import ttest_1samp
+
+    if len(share0) < 2 or np.all(share0 == share0[0]):
+        return float("nan")
+    return float(ttest_1samp(share0, 1.0 / n).pvalue)
+
+
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
     rows, tests = [], []
     for config in study.configs:
@@ -153,17 +170,19 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
         shared = (w.sum(axis=1) > 1)
         shared_wins = w[shared].sum(axis=0).astype(np.int64) if decided else np.zeros(n, np.int64)
         lo, hi = stats.wilson_intervals(wins, decided)
+        share = win_shares(w)
         for k in range(n):
             rows.append({"players": n, "seat": k, "games": decided, "wins": int(wins[k]),
                          "shared_wins": int(shared_wins[k]),
                          "win_rate": wins[k] / decided if decided else np.nan,
-                         "ci_low": float(lo[k]), "ci_high": float(hi[k]), "fair": 1.0 / n})
+                         "ci_low": float(lo[k]), "ci_high": float(hi[k]),
+                         "win_share": float(share[:, k].mean()) if decided else np.nan, "fair": 1.0 / n})
         chi2, p = (np.nan, np.nan)
         if decided and wins.sum() >= decided:
             chi2, p = stats.seat_equality_test(wins, decided)
         test = {"players": n, "games": collector.games.get(n, 0), "decided": decided,
                 "truncated": collector.truncated.get(n, 0), "chi2": chi2, "p_equal_seats": p,
-                "p_first_vs_fair": stats.binomial_test(int(wins[0]), decided, 1.0 / n) if decided else np.nan}
+                "p_first_vs_fair": first_vs_fair(share[:, 0], n)}
         if decided >= 2:
             d = stats.paired_difference(w[:, 0], w[:, n - 1])
             test.update({"first_minus_last": d["mean_diff"], "se_paired": d["se_paired"],
@@ -194,14 +213,16 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         lines.append("seat 0 plays first")
     fpa = tables["fpa"].copy()
     fpa["ci"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(fpa["ci_low"], fpa["ci_high"])]
-    lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "fair"]]
+    lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "win_share", "fair"]]
                  .to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if int(fpa["shared_wins"].sum()):
         lines.append("shared wins count as a win for every sharer (in `wins`, and on their own in "
-                     "`shared_wins`), so a player count's win rates can add up to more than 1")
+                     "`shared_wins`), so a player count's win rates add up to more than 1; `win_share` splits "
+                     "each shared win among its sharers and is the figure to hold against the fair 1/n")
     lines.append("")
-    lines.append("equal seats (chi-square, Holm-adjusted over player counts); first seat vs 1/n (exact "
-                 "binomial); first minus last seat on the same games, paired and unpaired SE:")
+    lines.append("equal seats (chi-square on the win counts, Holm-adjusted over player counts); seat 0's win "
+                 "share vs 1/n (t-test); first minus last seat's win rate on the same games with its paired SE "
+                 "(the seats compete in each game, so pairing widens it) and the unpaired one:")
     cols = [c for c in ("players", "decided", "truncated", "chi2", "p_equal_seats", "p_holm", "p_first_vs_fair",
                         "first_minus_last", "se_paired", "se_unpaired") if c in tables["fpa_tests"]]
     lines.append(tables["fpa_tests"][cols].to_string(index=False, float_format=lambda x: f"{x:.4g}"))

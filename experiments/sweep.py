@@ -25,12 +25,13 @@ from simcore.games import load_game
 from simcore.options import OptionError
 from simcore.runner import RunConfig
 
+from .fpa import first_vs_fair, win_shares
 from .results import seat_matrix
 from .study import Study
 
-BASE_METRICS = ("seat0_win", "turns", "decisions", "margin", "truncated")
+BASE_METRICS = ("seat0_share", "turns", "decisions", "margin", "truncated")
 METRIC_WORDS = {
-    "seat0_win": "seat 0 win rate (decided games)",
+    "seat0_share": "seat 0's win share (a shared win split among its winners; fair = 1/n)",
     "turns": "turns per decided game",
     "decisions": "decisions per decided game",
     "margin": "winner minus runner-up score (decided games)",
@@ -111,6 +112,7 @@ class Collector:
         cols = {
             "index": frame["index"].to_numpy(np.int64),
             "seat0_win": wins[:, 0] * nan_if_trunc,
+            "seat0_share": win_shares(wins)[:, 0] * nan_if_trunc,
             "turns": frame["turns"].to_numpy(np.float64) * nan_if_trunc,
             "decisions": frame["decisions"].to_numpy(np.float64) * nan_if_trunc,
             "margin": (scores[:, -1] - scores[:, -2]) * nan_if_trunc,
@@ -142,8 +144,9 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
         row = {"run": r, **{k: config.variant[k] for k in names}, "baseline": r == study.meta["baseline_run"],
                "games": len(f), "decided": decided, "seat0_win_rate": wins0 / decided if decided else np.nan,
                "ci_low": lo, "ci_high": hi, "fair": 1.0 / n,
-               "seat_advantage": (wins0 / decided - 1.0 / n) if decided else np.nan,
-               "p_seat0_fair": stats.binomial_test(wins0, decided, 1.0 / n) if decided else np.nan}
+               "seat0_share": float(np.nanmean(f["seat0_share"])) if decided else np.nan}
+        row["seat_advantage"] = row["seat0_share"] - 1.0 / n
+        row["p_seat0_fair"] = first_vs_fair(f["seat0_share"].dropna().to_numpy(np.float64), n)
         for m in ("turns", "decisions", "margin"):
             row[f"mean_{m}"] = float(np.nanmean(f[m])) if decided else np.nan
         row["truncated_share"] = float(f["truncated"].mean())
@@ -192,11 +195,12 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     s = tables["sweep"].copy()
     s.insert(0, "setting", [value_label(study, r) for r in s["run"]])
     s["seat0 95% CI"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(s["ci_low"], s["ci_high"])]
-    cols = ["setting", "decided", "seat0_win_rate", "seat0 95% CI", "seat_advantage", "mean_turns",
+    cols = ["setting", "decided", "seat0_win_rate", "seat0 95% CI", "seat0_share", "seat_advantage", "mean_turns",
             "mean_decisions", "mean_margin", "truncated_share"] + [c for c in s.columns if c.startswith("win_rate:")]
     lines.append(s[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    lines.append(f"seat_advantage = seat 0's win rate minus the fair 1/{c0.players}; length, margin and win "
-                 "rates over decided games; truncated games are left out of them")
+    lines.append(f"seat0_win_rate counts a shared win for every sharer; seat0_share splits it among them, and "
+                 f"seat_advantage = seat0_share - 1/{c0.players}; length, margin (winner minus runner-up score) and "
+                 "win rates are over decided games; truncated games are left out of them")
     t = tables["sweep_tests"]
     if len(t):
         flagged = t[t["differs"]]
@@ -211,4 +215,8 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
                                "p_holm"]].to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         lines.append("se_paired: standard error of the difference from the paired deals; se_unpaired: what "
                      "independent deals would give (full table in sweep_tests.csv / --json)")
+        same = [r for r, g in t.groupby("run") if (g["diff"].fillna(0) == 0).all() and (g["se_paired"].fillna(0) == 0).all()]
+        for r in same:
+            lines.append(f"{value_label(study, r)} played exactly the baseline's games (the same rules at "
+                         f"{c0.players} players)")
     return "\n".join(lines)

@@ -191,6 +191,12 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     lines.append("win_rate_diff: a's win rate minus b's on the same deals; se_paired is its standard "
                  "error from the pairing, se_unpaired what independent deals would give")
+    sweeps = pw[(pw["wins_a"] == pw["games"]) | (pw["wins_b"] == pw["games"])]
+    for r in sweeps.itertuples():
+        winner = r.bot_a if r.wins_a == r.games else r.bot_b
+        loser = r.bot_b if winner == r.bot_a else r.bot_a
+        lines.append(f"{winner} finished ahead of {loser} in every game: their rating gap is set by the fit's "
+                     f"regularisation, a lower bound rather than an estimate (and its interval cannot widen)")
     return "\n".join(lines)
 
 

@@ -64,7 +64,10 @@ def fpa_plot(fpa: pd.DataFrame, path: str | Path, title: str = "", xlabel: str =
     for ax, n in zip(axes[0], counts):
         t = fpa[fpa["players"] == n]
         err = np.vstack([t["win_rate"] - t["ci_low"], t["ci_high"] - t["win_rate"]])
-        ax.bar(t["seat"], t["win_rate"], yerr=err, capsize=3, color="tab:blue", alpha=0.8)
+        ax.bar(t["seat"], t["win_rate"], yerr=err, capsize=3, color="tab:blue", alpha=0.8,
+               label="win rate (shared wins count)")
+        if "win_share" in t:
+            ax.plot(t["seat"], t["win_share"], "D", color="tab:orange", label="win share (shared split)")
         ax.axhline(1.0 / n, color="k", ls="--", lw=1, label="fair 1/n")
         ax.set_title(f"{n} players")
         ax.set_xticks(list(t["seat"]))
@@ -92,11 +95,12 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
         y = summary[col].to_numpy(float)
         if col == "seat0_win_rate":
             err = np.vstack([y - summary["ci_low"], summary["ci_high"] - y])
-            ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3)
+            ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label="win rate")
+            ax.plot(x, summary["seat0_share"], "D", color="tab:orange", label="win share")
             ax.axhline(summary["fair"].iloc[0], color="k", ls="--", lw=1, label="fair 1/n")
             ax.legend(fontsize="small")
         else:
-            ax.plot(x, y, "o-")
+            ax.plot(x, y, "o")
         ax.plot(x[base], y[base], "s", color="tab:red", label="baseline")
         ax.set_title(name)
         ax.set_xticks(x, labels, rotation=30, ha="right", fontsize="small")
