@@ -227,3 +227,10 @@ def test_sweep_grid_json(capsys):
     settings = [(t["end_trigger"], t["bonus_points"]) for t in r["tables"]["sweep"]]
     assert settings[0] == (0, 3) and len(settings) == 5  # baseline, then (6,0) (6,3) (8,0) (8,3)
     assert "win_rate:greedy" in r["tables"]["sweep"][0]
+
+
+def test_a_study_draws_one_progress_bar_over_all_its_games(capsys):
+    code, out, err = run(capsys, "fpa", "sequence-stacks", "--players", "2-3", "--games", "30", "--progress")
+    assert code == 0
+    assert "%|" in err and "/60.0 " in err  # one bar over both player counts' 30 games
+    assert "%|" not in out
