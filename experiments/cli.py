@@ -15,7 +15,14 @@ GAME_HELP = "game: moon, shifting-stones or sequence-stacks"
 def _config(game, players, bots, variant, seed):
     from simcore.runner import RunConfig
 
-    return RunConfig.build(game, players, bots, parse_variant_args(variant), seed)
+    return RunConfig.build(game, _infer_players(players, bots), bots, parse_variant_args(variant), seed)
+
+
+def _infer_players(players, bots):
+    """One spec per seat: several specs and no --players means that many players."""
+    if players is None and isinstance(bots, str) and "," in bots:
+        return len(bots.split(","))
+    return players
 
 
 def _variant_option(f):
@@ -78,13 +85,20 @@ def bots(game):
 @click.option("--trace-games", type=click.IntRange(min=0), default=None, help="trace only the first K games (default: all)")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)")
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: long runs on a terminal)")
-def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trace_games, threads, progress):
-    """Play GAMES games and print a per-seat summary."""
-    from experiments.play import execute, format_summary
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
+def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trace_games, threads, progress, as_json):
+    """Play GAMES games and print a per-seat summary (--players defaults to the number of
+    --bots specs)."""
+    from experiments.play import execute, format_summary, summary_record
+    from experiments.study import to_jsonable
 
     config = _config(game, players, bot_specs, variant, seed)
     outcome = execute(config, n_games, threads=threads, out=out, progress=progress)
-    click.echo(format_summary(config, outcome))
+    if as_json:
+        record = summary_record(config, outcome)
+        record["out"] = out
+    else:
+        click.echo(format_summary(config, outcome))
     if trace_file:
         from simcore.runner import Batch
         from simcore.trace import build_trace, write_traces
@@ -92,8 +106,13 @@ def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trac
         k = n_games if trace_games is None else min(trace_games, n_games)
         batch = Batch(config)
         written = write_traces(trace_file, (build_trace(batch, i) for i in range(k)))
-        click.echo(f"wrote {written} traces to {trace_file}")
-    if out:
+        if as_json:
+            record["traces"] = {"file": trace_file, "games": written}
+        else:
+            click.echo(f"wrote {written} traces to {trace_file}")
+    if as_json:
+        click.echo(json.dumps(to_jsonable(record)))
+    elif out:
         click.echo(f"results: {out} ({len(outcome.frame)} games)")
 
 
@@ -163,13 +182,180 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @_variant_option
 @click.option("--threads", type=click.IntRange(min=1), default=None)
-def tune(game, bot, grid_items, against, players, n_games, seed, variant, threads):
+@click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: on a terminal)")
+@click.option("--json", "as_json", is_flag=True, help="print the table as JSON on stdout")
+def tune(game, bot, grid_items, against, players, n_games, seed, variant, threads, progress, as_json):
     """Rank settings of a bot's parameters by win rate against a field (every seat)."""
+    from experiments.study import to_jsonable
     from experiments.tune import parse_grid, tune as run_tune
+    from simcore.runner import RunConfig
 
+    field = RunConfig.build(game, players, against, parse_variant_args(variant), seed)
+    n = field.players
     table = run_tune(game, bot, parse_grid(grid_items), against, players, n_games, seed,
-                     parse_variant_args(variant), threads)
+                     parse_variant_args(variant), threads, progress)
+    if as_json:
+        click.echo(json.dumps(to_jsonable({"game": game, "players": n, "against": field.bot_labels[0], "seed": seed,
+                                           "games_per_seat": n_games, "chance": 1.0 / n, "table": table})))
+        return
+    click.echo(f"{field.info.title}, {n} players: {bot} in each seat in turn against {field.bot_labels[0]} "
+               f"in the others, {n_games} games per seat, seed {seed}; chance win rate 1/{n} = {1.0 / n:.4f}")
     click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    click.echo("win rates over decided games with 95% Wilson intervals; every candidate plays the same deals")
+
+
+# ---- studies ---------------------------------------------------------------------------------
+DEFAULT_STUDY_GAMES = 2000
+
+
+def _study_options(games_help):
+    def wrap(f):
+        for opt in reversed([
+            click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+                         help=f"{games_help} (default {DEFAULT_STUDY_GAMES}, or chosen by --ci-width)"),
+            click.option("--ci-width", "ci_width", type=float, default=None, metavar="W",
+                         help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)"),
+            click.option("--pilot", type=float, default=0.5, show_default=True,
+                         help="with --ci-width: the proportion to plan for (0.5 is the worst case)"),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
+            click.option("--out", type=click.Path(file_okay=False), default=None,
+                         help="write tables (CSV), plots, study.json and the Parquet results here (resumable)"),
+            click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)"),
+            click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: on a terminal)"),
+            click.option("--json", "as_json", is_flag=True, help="print the tables as JSON on stdout"),
+        ]):
+            f = opt(f)
+        return f
+    return wrap
+
+
+def _study_games(n_games, ci_width, pilot, what):
+    """--games, or the number chosen in advance for --ci-width (never by watching results)."""
+    if ci_width is None:
+        return (n_games or DEFAULT_STUDY_GAMES), None
+    if n_games is not None:
+        raise click.UsageError("give --games or --ci-width, not both")
+    if not 0.0 < ci_width < 0.5:
+        raise click.BadParameter(f"must be between 0 and 0.5 (exclusive), not {ci_width:g}", param_hint="--ci-width")
+    from reports.stats import games_for_half_width
+
+    games = games_for_half_width(ci_width, pilot)
+    note = (f"--ci-width {ci_width:g}: {games} games {what}, chosen in advance for a 95% half-width of "
+            f"{ci_width:g} at p = {pilot:g}")
+    return games, note
+
+
+def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, note, plots):
+    from experiments.study import to_jsonable, write_tables
+
+    files = []
+    if out:
+        files = write_tables(out, tables)
+        for name, draw in plots:
+            draw(os.path.join(out, name))
+            files.append(name)
+    if as_json:
+        record = {"study": kind, "games_per_run": study.games, "runs": len(study.configs), "seed": study.seed,
+                  "chosen_games": note, "simulated": outcome.simulated, "seconds": outcome.seconds,
+                  "out": out, "files": files, "tables": tables, "meta": study.meta}
+        click.echo(json.dumps(to_jsonable(record)))
+        return
+    if note:
+        click.echo(note)
+    click.echo(text)
+    rate = outcome.simulated / outcome.seconds if outcome.seconds > 0 else 0.0
+    done = (f"simulated {outcome.simulated} games in {outcome.seconds:.1f} s ({rate:,.0f} games/s)"
+            if outcome.simulated else "all games were already stored; nothing simulated")
+    click.echo(done + (f"; {outcome.stored} read back from {out}" if outcome.stored else ""))
+    if out:
+        click.echo(f"wrote {out}: {', '.join(files)}, study.json, results/ (Parquet)")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--players", type=int, default=None, help="seats (default: the number of bots, within the game's range)")
+@click.option("--bots", "bot_specs", required=True, help="two or more different bot specs, comma separated")
+@click.option("--mode", type=click.Choice(["all", "rotate"]), default="all", show_default=True,
+              help="all: every seating in which each bot plays (or every ordered choice of bots when there are "
+                   "more bots than seats); rotate: the listed order cycled through the seats")
+@click.option("--boot", "n_boot", type=click.IntRange(min=0), default=200, show_default=True,
+              help="bootstrap resamples of deals for the rating intervals")
+@_variant_option
+@_study_options("games per seating (every seating plays the same deals)")
+def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_width, pilot, seed, out, threads,
+               progress, as_json):
+    """Every seating of the bots over the same deals: ratings with 95% intervals
+    (ratings.csv, ratings.png) and a pairwise table (pairwise.csv, pairwise.png)."""
+    from experiments import tournament as t
+    from reports import plots
+
+    games, note = _study_games(n_games, ci_width, pilot, "per seating")
+    study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
+    collector = t.Collector(study)
+    outcome = _run(study, collector, out, progress, threads)
+    tables = t.summarize(study, collector, n_boot)
+    title = f"{study.configs[0].info.title}, {study.meta['players']} players"
+    _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
+                  out, as_json, note,
+                  [("ratings.png", lambda p: plots.ratings_plot(tables["ratings"], p, title)),
+                   ("pairwise.png", lambda p: plots.pairwise_heatmap(tables["pairwise"], p, title))])
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--bots", "bot_spec", default="random", show_default=True, help="the one bot spec that plays every seat")
+@click.option("--players", "players", default=None, metavar="A-B",
+              help="player counts: N, A-B or a comma list (default: every count of 2 or more the game allows)")
+@_variant_option
+@_study_options("games per player count")
+def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+    """First-player advantage: win rate by position per player count with 95% Wilson
+    intervals against the fair 1/n, and a chi-square test of equal seats (fpa.csv,
+    fpa_tests.csv, fpa.png)."""
+    from experiments import fpa as f
+    from reports import plots
+
+    games, note = _study_games(n_games, ci_width, pilot, "per player count")
+    study = f.build(game, bot_spec, players, games, seed, parse_variant_args(variant))
+    collector = f.Collector(study)
+    outcome = _run(study, collector, out, progress, threads)
+    tables = f.summarize(study, collector)
+    xlabel = "position from the first player" if collector.first_col else "seat (0 plays first)"
+    title = f"{study.configs[0].info.title}: {study.meta['bot']} in every seat"
+    _finish_study("fpa", study, collector, tables, f.format_tables(study, collector, tables), outcome, out,
+                  as_json, note, [("fpa.png", lambda p: plots.fpa_plot(tables["fpa"], p, title, xlabel))])
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
+              help="a rule option and the values to try (repeatable: every combination); the baseline "
+                   "(all defaults) is always included")
+@click.option("--players", type=int, default=None, help="number of players (default: the number of --bots specs, "
+              "or the game's smallest multi-player count)")
+@click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
+@_study_options("games per setting (every setting plays the same deals)")
+def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+    """The same games under each value of rule options, each compared with the baseline
+    on the same deals (sweep.csv, sweep_tests.csv, sweep.png)."""
+    from experiments import sweep as sw
+    from reports import plots
+
+    games, note = _study_games(n_games, ci_width, pilot, "per setting")
+    study = sw.build(game, vary, _infer_players(players, bot_specs), bot_specs, games, seed)
+    collector = sw.Collector(study)
+    outcome = _run(study, collector, out, progress, threads)
+    tables = sw.summarize(study, collector)
+    labels = [sw.value_label(study, r).replace(" (baseline)", "*") for r in range(len(study.configs))]
+    title = f"{study.configs[0].info.title}, {study.configs[0].players} players (* baseline)"
+    _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
+                  as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
+
+
+def _run(study, collector, out, progress, threads):
+    from experiments.study import run_study
+
+    return run_study(study, collector, out=out, progress=progress, threads=threads)
 
 
 def _fail(message: str, code: int = 2) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from bots.registry import BotError
 from reports.stats import wilson_interval
-from simcore.runner import Batch, RunConfig, set_threads
+from simcore.runner import RunConfig
+
+from .study import Study, run_study
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list[str]]:
@@ -28,27 +31,60 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[str]]:
     return grid
 
 
-def tune(game: str, bot: str, grid: dict[str, list[str]], against: str, players: int | None,
-         games: int, seed: int, variant: dict | None = None, threads: int | None = None) -> pd.DataFrame:
-    set_threads(threads)
+def build(game: str, bot: str, grid: dict[str, list[str]], against: str, players: int | None,
+          games: int, seed: int, variant: dict | None = None) -> Study:
+    """One configuration per (candidate, seat): the candidate in that seat, ``against`` in
+    the others, all on the same seed (candidates meet the same deals)."""
     names = list(grid)
-    rows = []
-    for values in itertools.product(*(grid[n] for n in names)):
-        spec = ":".join([bot] + [f"{n}={v}" for n, v in zip(names, values)])
-        probe = RunConfig.build(game, players, against, variant, seed)
-        n = probe.players
-        wins = decided = 0
+    n = RunConfig.build(game, players, against, variant, seed).players
+    configs, candidates = [], []
+    for values in itertools.product(*(grid[k] for k in names)):
+        spec = ":".join([bot] + [f"{k}={v}" for k, v in zip(names, values)])
+        candidates.append((dict(zip(names, values)), spec))
         for seat in range(n):
             specs = [against] * n
             specs[seat] = spec
-            config = RunConfig.build(game, n, specs, variant, seed)
-            frame_rows = Batch(config).run(0, games)
-            cols = config.columns()
-            ok = frame_rows[:, cols.index("truncated")] == 0
-            decided += int(ok.sum())
-            wins += int(frame_rows[ok, cols.index(f"win_{seat}")].sum())
+            configs.append(RunConfig.build(game, n, specs, variant, seed))
+    return Study("tune", configs, games, seed, meta={"bot": bot, "grid": grid, "against": against,
+                                                     "players": n, "candidates": [c for _, c in candidates]})
+
+
+class Collector:
+    """Per configuration: decided games and the candidate's wins (its seat is known)."""
+
+    def __init__(self, study: Study):
+        self.n = study.meta["players"]
+        self.decided = np.zeros(len(study.configs), np.int64)
+        self.wins = np.zeros(len(study.configs), np.int64)
+        self.games = np.zeros(len(study.configs), np.int64)
+
+    def __call__(self, task, frame: pd.DataFrame) -> None:
+        seat = task.run % self.n
+        ok = ~frame["truncated"].astype(bool).to_numpy()
+        self.games[task.run] += len(frame)
+        self.decided[task.run] += int(ok.sum())
+        self.wins[task.run] += int(frame[f"win_{seat}"].to_numpy()[ok].sum())
+
+
+def summarize(study: Study, collector: Collector) -> pd.DataFrame:
+    n = study.meta["players"]
+    names = list(study.meta["grid"])
+    rows = []
+    for c, spec in enumerate(study.meta["candidates"]):
+        runs = slice(c * n, (c + 1) * n)
+        wins, decided = int(collector.wins[runs].sum()), int(collector.decided[runs].sum())
         lo, hi = wilson_interval(wins, decided)
-        rows.append({**dict(zip(names, values)), "bot": spec, "games": games * n, "decided": decided,
-                     "wins": wins, "win_rate": wins / decided if decided else float("nan"),
-                     "ci_low": lo, "ci_high": hi})
+        values = spec.split(":")[1:]
+        rows.append({**{k: v.split("=", 1)[1] for k, v in zip(names, values)}, "bot": spec,
+                     "games": int(collector.games[runs].sum()), "decided": decided, "wins": wins,
+                     "win_rate": wins / decided if decided else float("nan"), "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows).sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def tune(game: str, bot: str, grid: dict[str, list[str]], against: str, players: int | None,
+         games: int, seed: int, variant: dict | None = None, threads: int | None = None,
+         progress: bool | None = None) -> pd.DataFrame:
+    study = build(game, bot, grid, against, players, games, seed, variant)
+    collector = Collector(study)
+    run_study(study, collector, progress=progress, threads=threads)
+    return summarize(study, collector)

@@ -18,7 +18,8 @@ def run(capsys, *args):
     (["play", "chess"], "unknown game 'chess'"),
     (["play", "moon", "--players", "4"], "moon is played by exactly 3 players, not 4"),
     (["play", "moon", "--bots", "wizard"], "unknown bot 'wizard'"),
-    (["play", "moon", "--bots", "random,random"], "2 bot specs given for 3 players"),
+    (["play", "moon", "--bots", "random,random"], "moon is played by exactly 3 players, not 2"),
+    (["play", "moon", "--players", "3", "--bots", "random,random"], "2 bot specs given for 3 players"),
     (["play", "moon", "--bots", "random:depth=3"], "unknown parameter 'depth'"),
     (["play", "moon", "--variant", "min_bid=9"], "option min_bid must be in 1..7, not 9"),
     (["play", "moon", "--variant", "doubles_trump=maybe"], "option doubles_trump takes true or false"),
@@ -31,6 +32,19 @@ def run(capsys, *args):
     (["bench", "moon", "--players", "5"], "exactly 3 players"),
     (["bots", "checkers"], "unknown game 'checkers'"),
     (["frobnicate"], "No such command"),
+    (["sweep", "shifting-stones", "--vary", "colour=red,blue"], "unknown option 'colour'"),
+    (["sweep", "shifting-stones", "--vary", "end_trigger=6,99"], "option end_trigger must be in 0..72, not 99"),
+    (["sweep", "shifting-stones", "--vary", "end_trigger"], "malformed --vary 'end_trigger'"),
+    (["tournament", "moon", "--bots", "greedy"], "at least two different bots"),
+    (["tournament", "moon", "--bots", "greedy,random,greedy"], "listed twice"),
+    (["fpa", "moon", "--players", "2-5"], "exactly 3 players, not 2"),
+    (["fpa", "shifting-stones", "--players", "1-3"], "take 2-5 players, not 1"),
+    (["fpa", "sequence-stacks", "--players", "2-9"], "not 7"),
+    (["fpa", "shifting-stones", "--ci-width", "0.7"], "--ci-width"),
+    (["fpa", "shifting-stones", "--ci-width", "0"], "between 0 and 0.5"),
+    (["sweep", "moon", "--vary", "min_bid=5", "--ci-width", "-0.1"], "between 0 and 0.5"),
+    (["tournament", "moon", "--bots", "random,greedy", "--ci-width", "0.5"], "between 0 and 0.5"),
+    (["fpa", "moon", "--games", "10", "--ci-width", "0.1"], "not both"),
 ])
 def test_bad_input_is_one_error_line(capsys, args, message):
     code, out, err = run(capsys, *args)
@@ -107,4 +121,116 @@ def test_progress_bar_on_request_goes_to_stderr(capsys):
     code, out, err = run(capsys, "play", "moon", "--games", "120", "--progress")
     assert code == 0
     assert "game" in err and "%" in err  # tqdm's bar
+    assert "%|" not in out
+
+
+def test_play_json_and_players_from_bots(capsys):
+    code, out, err = run(capsys, "play", "sequence-stacks", "--bots", "random,greedy,random", "--games", "60",
+                         "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["players"] == 3 and r["bots"] == ["random", "greedy", "random"] and r["games"] == 60
+    assert [s["seat"] for s in r["seats"]] == [0, 1, 2]
+    for s in r["seats"]:
+        assert {"wins", "shared_wins", "win_rate", "ci_low", "ci_high", "mean_score"} <= set(s)
+    assert r["truncated"]["cap_option"] == "round_cap"
+
+
+def test_tune_prints_its_setting_and_json(capsys):
+    args = ["tune", "moon", "--bot", "bidder", "--grid", "aggression=0.8,1.2", "--games", "40", "--seed", "3"]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    head = out.splitlines()[0]
+    assert "Three-Player Moon" in head and "against random" in head and "seed 3" in head and "1/3 = 0.3333" in head
+    code, out, _ = run(capsys, *args, "--json")
+    r = json.loads(out)
+    assert r["chance"] == pytest.approx(1 / 3) and len(r["table"]) == 2 and r["seed"] == 3
+
+
+def test_tournament_writes_its_files(capsys, tmp_path):
+    out_dir = tmp_path / "t"
+    code, out, err = run(capsys, "tournament", "moon", "--bots", "random,greedy", "--games", "40", "--seed", "2",
+                         "--boot", "20", "--out", str(out_dir))
+    assert code == 0, err
+    assert "6 seatings x 40 games" in out and "ratings" in out and "se_paired" in out
+    for name in ("ratings.csv", "pairwise.csv", "ratings.png", "pairwise.png", "study.json"):
+        assert (out_dir / name).exists(), name
+    ratings = pd.read_csv(out_dir / "ratings.csv")
+    assert list(ratings.columns) == ["bot", "rating", "ci_low", "ci_high", "games"]
+    assert set(ratings["bot"]) == {"random", "greedy"}
+    pairwise = pd.read_csv(out_dir / "pairwise.csv")
+    for col in ("bot_a", "bot_b", "games", "wins_a", "wins_b", "shared", "win_rate_a", "ci_low", "ci_high"):
+        assert col in pairwise.columns
+    results = pd.read_parquet(out_dir / "results")
+    assert len(results) == 240 and results["run"].nunique() == 6
+    study = json.loads((out_dir / "study.json").read_text())
+    assert study["kind"] == "tournament" and len(study["runs"]) == 6 and study["playlab_version"]
+    # rerunning reads everything back
+    code, out, _ = run(capsys, "tournament", "moon", "--bots", "random,greedy", "--games", "40", "--seed", "2",
+                       "--boot", "20", "--out", str(out_dir))
+    assert code == 0 and "nothing simulated" in out
+
+
+def test_tournament_json(capsys):
+    code, out, err = run(capsys, "tournament", "sequence-stacks", "--bots", "random,greedy", "--games", "30",
+                         "--boot", "10", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["study"] == "tournament" and r["runs"] == 2
+    assert {t["bot"] for t in r["tables"]["ratings"]} == {"random", "greedy"}
+
+
+def test_fpa_writes_its_files(capsys, tmp_path):
+    out_dir = tmp_path / "f"
+    code, out, err = run(capsys, "fpa", "shifting-stones", "--bots", "random", "--players", "2-3", "--games", "40",
+                         "--out", str(out_dir))
+    assert code == 0, err
+    assert "seat 0 plays first" in out
+    fpa = pd.read_csv(out_dir / "fpa.csv")
+    assert list(fpa.columns[:8]) == ["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci_low",
+                                     "ci_high"]
+    assert fpa[["players", "seat"]].values.tolist() == [[2, 0], [2, 1], [3, 0], [3, 1], [3, 2]]
+    tests = pd.read_csv(out_dir / "fpa_tests.csv")
+    assert tests["players"].tolist() == [2, 3] and "p_equal_seats" in tests.columns
+    assert (out_dir / "fpa.png").exists() and (out_dir / "study.json").exists()
+
+
+def test_fpa_ci_width_chooses_the_games_in_advance(capsys):
+    code, out, err = run(capsys, "fpa", "moon", "--ci-width", "0.2", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["games_per_run"] == 25 and "0.2" in r["chosen_games"]  # 1.96^2 / (4 * 0.2^2) = 24.01
+    code, out, err = run(capsys, "fpa", "moon", "--ci-width", "0.2")
+    assert out.splitlines()[0].startswith("--ci-width 0.2: 25 games per player count")
+
+
+def test_sweep_writes_its_files(capsys, tmp_path):
+    out_dir = tmp_path / "s"
+    code, out, err = run(capsys, "sweep", "sequence-stacks", "--vary", "chips_to_win=4,6", "--games", "40",
+                         "--out", str(out_dir))
+    assert code == 0, err
+    assert "chips_to_win=5 (baseline)" in out
+    table = pd.read_csv(out_dir / "sweep.csv")
+    assert table["chips_to_win"].tolist() == [5, 4, 6] and table["baseline"].tolist() == [True, False, False]
+    tests = pd.read_csv(out_dir / "sweep_tests.csv")
+    assert {"metric", "diff", "se_paired", "se_unpaired", "p", "p_holm", "differs"} <= set(tests.columns)
+    assert (out_dir / "sweep.png").exists()
+    results = pd.read_parquet(out_dir / "results")
+    assert sorted(results["chips_to_win"].unique()) == [4, 5, 6]
+
+
+def test_sweep_grid_json(capsys):
+    code, out, err = run(capsys, "sweep", "shifting-stones", "--vary", "end_trigger=6,8", "--vary",
+                         "bonus_points=0,3", "--bots", "random,greedy", "--games", "20", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    settings = [(t["end_trigger"], t["bonus_points"]) for t in r["tables"]["sweep"]]
+    assert settings[0] == (0, 3) and len(settings) == 5  # baseline, then (6,0) (6,3) (8,0) (8,3)
+    assert "win_rate:greedy" in r["tables"]["sweep"][0]
+
+
+def test_a_study_draws_one_progress_bar_over_all_its_games(capsys):
+    code, out, err = run(capsys, "fpa", "sequence-stacks", "--players", "2-3", "--games", "30", "--progress")
+    assert code == 0
+    assert "%|" in err and "/60.0 " in err  # one bar over both player counts' 30 games
     assert "%|" not in out

@@ -38,9 +38,9 @@ def test_extending_a_run_keeps_stored_games(tmp_path):
 def test_a_different_run_is_refused(tmp_path):
     out = tmp_path / "r"
     execute(config(), 50, out=str(out))
-    with pytest.raises(ResultsError, match="different run"):
+    with pytest.raises(ResultsError, match="different study"):
         execute(config(seed=4), 50, out=str(out))
-    with pytest.raises(ResultsError, match="different run"):
+    with pytest.raises(ResultsError, match="different study"):
         execute(config(min_bid=5), 50, out=str(out))
 
 
@@ -58,7 +58,7 @@ def test_corrupt_chunk_is_an_error(tmp_path):
 def test_corrupt_manifest_and_foreign_directory(tmp_path):
     out = tmp_path / "r"
     execute(config(), 20, out=str(out))
-    (out / "_run.json").write_text("{")
+    (out / "_study.json").write_text("{")
     with pytest.raises(ResultsError, match="corrupt results manifest"):
         execute(config(), 20, out=str(out))
     other = tmp_path / "other"

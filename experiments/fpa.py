@@ -1,0 +1,241 @@
+"""`playlab fpa`: first-player advantage.  The same bot in every seat, per player count;
+win rate by position with 95% Wilson intervals against the fair line 1/n, a chi-square
+test of equal positions per player count, and the paired difference first minus last.
+
+Position is the seat counted from the game's first player.  Shifting Stones and Sequence
+Stacks: seat 0 plays first, so position = seat.  A game that draws its first player
+(Moon's first bidder) records it in a result column named by
+``GameInfo.first_player_column``; positions are then ``(seat - first) mod n``.
+
+Everything is counted chunk by chunk: per player count the collector keeps one small
+matrix of win flags by position (int8, one row per decided game) for the paired
+comparison, and sums for the rest.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reports import stats
+from simcore.games import load_game
+from simcore.runner import RunConfig
+
+from .results import seat_matrix
+from .study import Study
+
+MOON_POSITIONS = 3  # Moon's bidding positions: first, second and third to bid
+
+
+def parse_players(text: str | None, info) -> list[int]:
+    """``2-5``, ``3`` or ``2,3,5``; every count must be one the game allows (and at least
+    2: one seat has nobody to be ahead of)."""
+    lo_game = max(2, info.min_players)
+    if text is None:
+        return list(range(lo_game, info.max_players + 1))
+    counts: list[int] = []
+    try:
+        for part in str(text).split(","):
+            a, sep, b = part.strip().partition("-")
+            counts += list(range(int(a), int(b) + 1)) if sep else [int(a)]
+    except ValueError:
+        raise ValueError(f"--players takes N, A-B or a comma list, not {text!r}") from None
+    if not counts:
+        raise ValueError(f"--players {text!r} names no player count")
+    span = (f"exactly {info.min_players}" if info.min_players == info.max_players
+            else f"{lo_game}-{info.max_players}")
+    for n in counts:
+        if not (lo_game <= n <= info.max_players):
+            raise ValueError(f"--players {text}: {info.name} first-player studies take {span} players, not {n}")
+    return sorted(set(counts))
+
+
+def first_player_column(info) -> str | None:
+    return getattr(info, "first_player_column", None)
+
+
+def build(game: str, bot: str, players: str | None, games: int, seed: int,
+          variant: dict | None = None, chunk: int | None = None) -> Study:
+    module = load_game(game)
+    if "," in bot:
+        raise ValueError("fpa puts the same bot in every seat: give one spec in --bots")
+    counts = parse_players(players, module.INFO)
+    configs = [RunConfig.build(game, n, bot, variant, seed) for n in counts]
+    kw = {} if chunk is None else {"chunk": chunk}
+    col = first_player_column(module.INFO)
+    basis = f"position after the first player (result column {col})" if col else "seat (seat 0 plays first)"
+    return Study("fpa", configs, games, seed, meta={"bot": configs[0].bot_labels[0], "players": counts,
+                                                     "position_basis": basis}, **kw)
+
+
+def positions_of(frame: pd.DataFrame, players: int, first_col: str | None) -> np.ndarray:
+    """(games, players) seat number at each position: position k is the k-th seat to
+    play, counted from the game's first player."""
+    k = np.arange(players)
+    if first_col is None:
+        return np.broadcast_to(k, (len(frame), players))
+    if first_col not in frame.columns:
+        raise ValueError(f"results lack the first-player column {first_col!r}")
+    first = frame[first_col].to_numpy(np.int64)
+    return (first[:, None] + k[None, :]) % players
+
+
+def by_position(matrix: np.ndarray, seats_at: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(matrix, seats_at, axis=1)
+
+
+class Collector:
+    def __init__(self, study: Study):
+        self.study = study
+        self.first_col = first_player_column(study.configs[0].info)
+        self.is_moon = study.configs[0].game == "moon"
+        self.wins: dict[int, list[np.ndarray]] = {}
+        self.games: dict[int, int] = {}
+        self.truncated: dict[int, int] = {}
+        self.moon: dict[str, float] = {}
+
+    def __call__(self, task, frame: pd.DataFrame) -> None:
+        n = task.config.players
+        self.games[n] = self.games.get(n, 0) + len(frame)
+        trunc = frame["truncated"].astype(bool).to_numpy()
+        self.truncated[n] = self.truncated.get(n, 0) + int(trunc.sum())
+        decided = frame[~trunc]
+        seats_at = positions_of(decided, n, self.first_col)
+        wins = by_position(seat_matrix(decided, "win", n), seats_at).astype(np.int8)
+        self.wins.setdefault(n, []).append(wins)
+        if self.is_moon:
+            for key, value in moon_position_sums(frame).items():
+                self.moon[key] = self.moon.get(key, 0) + value
+
+    def win_matrix(self, n: int) -> np.ndarray:
+        parts = self.wins.get(n, [])
+        return np.concatenate(parts) if parts else np.zeros((0, n), np.int8)
+
+
+def moon_position_sums(frame: pd.DataFrame) -> dict[str, float]:
+    """Sums over games (truncated ones too: their completed hands were played) of the
+    per-bidding-position Moon columns, when the results carry them."""
+    out: dict[str, float] = {}
+    cols = [f"{stem}_pos_{k}" for stem in ("hand_points", "contracts", "made") for k in range(MOON_POSITIONS)]
+    if not all(c in frame.columns for c in cols):
+        return out
+    for c in cols:
+        out[c] = float(frame[c].sum())
+    hands = frame["hands"].to_numpy(np.int64)
+    if "redeals" in frame.columns:  # a redealt hand is never played out
+        hands = hands - frame["redeals"].to_numpy(np.int64)
+    out["hands"] = float(hands.sum())
+    return out
+
+
+def moon_position_table(sums: dict[str, float]) -> pd.DataFrame | None:
+    """Points per hand and make rate (95% Wilson) by bidding position."""
+    if not sums:
+        return None
+    rows = []
+    for k in range(MOON_POSITIONS):
+        contracts = int(sums[f"contracts_pos_{k}"])
+        made = int(sums[f"made_pos_{k}"])
+        lo, hi = stats.wilson_interval(made, contracts)
+        rows.append({"bid_position": k, "hands": int(sums["hands"]),
+                     "points_per_hand": sums[f"hand_points_pos_{k}"] / sums["hands"] if sums["hands"] else np.nan,
+                     "contracts": contracts, "made": made,
+                     "make_rate": made / contracts if contracts else np.nan, "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows)
+
+
+def win_shares(w: np.ndarray) -> np.ndarray:
+    """Each game's win split among its winners (a shared win of two is half each): the
+    shares of a game add up to 1, so their means are comparable with 1/n."""
+    winners = w.sum(axis=1, keepdims=True)
+    return np.divide(w, winners, out=np.zeros(w.shape), where=winners > 0)
+
+
+def first_vs_fair(share0: np.ndarray, n: int) -> float:
+    """p-value of seat 0's mean win share against 1/n (one-sample t-test over games: the
+    shares take fractional values when wins are shared, so no binomial test applies)."""
+    from scipy.stats import ttest_1samp
+
+    if len(share0) < 2 or np.all(share0 == share0[0]):
+        return float("nan")
+    return float(ttest_1samp(share0, 1.0 / n).pvalue)
+
+
+def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
+    rows, tests = [], []
+    for config in study.configs:
+        n = config.players
+        w = collector.win_matrix(n)
+        decided = len(w)
+        wins = w.sum(axis=0).astype(np.int64)
+        shared = (w.sum(axis=1) > 1)
+        shared_wins = w[shared].sum(axis=0).astype(np.int64) if decided else np.zeros(n, np.int64)
+        lo, hi = stats.wilson_intervals(wins, decided)
+        share = win_shares(w)
+        for k in range(n):
+            rows.append({"players": n, "seat": k, "games": decided, "wins": int(wins[k]),
+                         "shared_wins": int(shared_wins[k]),
+                         "win_rate": wins[k] / decided if decided else np.nan,
+                         "ci_low": float(lo[k]), "ci_high": float(hi[k]),
+                         "win_share": float(share[:, k].mean()) if decided else np.nan, "fair": 1.0 / n})
+        chi2, p = (np.nan, np.nan)
+        if decided and wins.sum() >= decided:
+            chi2, p = stats.seat_equality_test(wins, decided)
+        test = {"players": n, "games": collector.games.get(n, 0), "decided": decided,
+                "truncated": collector.truncated.get(n, 0), "chi2": chi2, "p_equal_seats": p,
+                "p_first_vs_fair": first_vs_fair(share[:, 0], n)}
+        if decided >= 2:
+            d = stats.paired_difference(w[:, 0], w[:, n - 1])
+            test.update({"first_minus_last": d["mean_diff"], "se_paired": d["se_paired"],
+                         "se_unpaired": d["se_unpaired"]})
+        tests.append(test)
+    tests_df = pd.DataFrame(tests)
+    reject, adjusted = stats.adjust_pvalues(tests_df["p_equal_seats"].to_numpy(), method="holm")
+    tests_df["p_holm"] = adjusted
+    tests_df["unequal"] = reject
+    tables = {"fpa": pd.DataFrame(rows), "fpa_tests": tests_df}
+    moon = moon_position_table(collector.moon)
+    if moon is not None:
+        tables["fpa_moon_positions"] = moon
+    return tables
+
+
+def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataFrame]) -> str:
+    c0 = study.configs[0]
+    lines = [f"{c0.info.title} first-player advantage: {study.meta['bot']} in every seat, "
+             f"players {', '.join(map(str, study.meta['players']))}, {study.games} games each, seed {study.seed}"]
+    if collector.first_col:
+        lines.append(f"seat = position counted from the game's first player ({collector.first_col}, "
+                     f"drawn at random by the game and recorded in the results), not the seat number")
+    elif c0.game == "moon":
+        lines.append("note: Moon draws its first bidder at random and these results do not record it, "
+                     "so seats here are seat numbers, not bidding positions (expect no advantage)")
+    else:
+        lines.append("seat 0 plays first")
+    fpa = tables["fpa"].copy()
+    fpa["ci"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(fpa["ci_low"], fpa["ci_high"])]
+    lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "win_share", "fair"]]
+                 .to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    if int(fpa["shared_wins"].sum()):
+        lines.append("shared wins count as a win for every sharer (in `wins`, and on their own in "
+                     "`shared_wins`), so a player count's win rates add up to more than 1; `win_share` splits "
+                     "each shared win among its sharers and is the figure to hold against the fair 1/n")
+    lines.append("")
+    lines.append("equal seats (chi-square on the win counts, Holm-adjusted over player counts); seat 0's win "
+                 "share vs 1/n (t-test); first minus last seat's win rate on the same games with its paired SE "
+                 "(the seats compete in each game, so pairing widens it) and the unpaired one:")
+    cols = [c for c in ("players", "decided", "truncated", "chi2", "p_equal_seats", "p_holm", "p_first_vs_fair",
+                        "first_minus_last", "se_paired", "se_unpaired") if c in tables["fpa_tests"]]
+    lines.append(tables["fpa_tests"][cols].to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    trunc = int(tables["fpa_tests"]["truncated"].sum())
+    if trunc:
+        from .results import truncation_option
+
+        opt = truncation_option(c0.info)
+        lines.append(f"truncated games (stopped by {opt}={c0.variant.get(opt)}) have no winner and are left out")
+    moon = tables.get("fpa_moon_positions")
+    if moon is not None:
+        lines.append("")
+        lines.append("Moon by bidding position (0 = first to bid in the hand): points per played hand, "
+                     "contracts won and make rate:")
+        lines.append(moon.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    return "\n".join(lines)

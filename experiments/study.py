@@ -1,0 +1,308 @@
+"""The study layer: one execution path for every command that plays games.
+
+A *study* is a design: a list of run configurations (game, players, variant, bots per
+seat) that share one seed and one range of game indices, so game *i* of every
+configuration is dealt from the same chance stream (``simcore.rng`` keys it by (seed, i)
+only).  Comparisons between configurations are therefore paired deal by deal.
+
+Execution is a list of independent, picklable :class:`Task` objects ``(run, config,
+start, count)``.  :func:`run_task` turns one into its tidy rows and is a pure function of
+the task, so tasks may run in any order, in any process, on any machine.  An executor
+object runs them; :class:`LocalExecutor` runs them one after another in this process (the
+Numba kernels use all threads inside each task).  A cluster executor only has to provide
+the same ``map`` method.  A :class:`~experiments.store.StudyStore` decides which tasks
+are still missing, so an interrupted study resumes chunk by chunk.
+
+Summaries see the results chunk by chunk (``on_chunk``) and keep only what they need, so
+a study's memory need not grow with the full results frame (``keep_frame=False``).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from simcore.runner import Batch, RunConfig, set_threads, to_frame
+
+from .store import DEFAULT_CHUNK, StudyStore
+
+# the columns that say which configuration a row belongs to, before the seat columns
+CONFIG_COLUMNS = ("run", "game", "players", "seed")
+
+
+@dataclass(frozen=True)
+class Task:
+    """Games ``start … start+count-1`` of configuration number ``run`` of a study."""
+    run: int
+    config: RunConfig
+    start: int
+    count: int
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.run, self.start)
+
+
+def run_task(task: Task) -> pd.DataFrame:
+    """The results of one task: one row per game, carrying its configuration.  Depends on
+    the task only (the kernels are deterministic in (configuration, seed, index))."""
+    config = task.config
+    return tidy_frame(task.run, config, Batch(config).run(task.start, task.count))
+
+
+def tidy_frame(run: int, config: RunConfig, rows: np.ndarray) -> pd.DataFrame:
+    df = to_frame(config, rows)
+    df = df.drop(columns=["players"] + [f"bot_{s}" for s in range(config.players)])
+    head = {"run": np.int64(run), "game": config.game, "players": np.int64(config.players),
+            "seed": np.int64(config.seed)}
+    for name, value in config.variant.items():
+        head[name] = value
+    for s, label in enumerate(config.bot_labels):
+        head[f"bot_{s}"] = label
+    front = pd.DataFrame({k: [v] * len(df) for k, v in head.items()}, index=df.index)
+    for name, value in config.variant.items():
+        # an empty frame would otherwise carry object columns and compare unequal
+        front[name] = front[name].astype(type(value) if not isinstance(value, str) else "str")
+    for k in ("run", "players", "seed"):
+        front[k] = front[k].astype(np.int64)
+    return pd.concat([front, df], axis=1)
+
+
+class LocalExecutor:
+    """Runs tasks one after another in this process; each task uses ``threads`` Numba
+    threads.  The interface a cluster executor provides too: ``map(fn, tasks)`` yields
+    ``(task, fn(task))`` pairs in completion order (here: task order)."""
+
+    name = "local"
+
+    def __init__(self, threads: int | None = None):
+        self.threads = set_threads(threads)
+
+    def map(self, fn: Callable[[Task], Any], tasks: Iterable[Task]) -> Iterator[tuple[Task, Any]]:
+        for task in tasks:
+            yield task, fn(task)
+
+    def describe(self) -> dict:
+        return {"executor": self.name, "threads": self.threads}
+
+
+@dataclass
+class Study:
+    """A design: configurations sharing one seed, each played for games [0, games)."""
+    kind: str
+    configs: list[RunConfig]
+    games: int
+    seed: int
+    chunk: int = DEFAULT_CHUNK
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.configs:
+            raise ValueError("a study needs at least one configuration")
+        seeds = {c.seed for c in self.configs}
+        if seeds != {self.seed}:
+            raise ValueError("every configuration of a study shares the study's seed")
+        if self.games < 1:
+            raise ValueError(f"--games must be >= 1, not {self.games}")
+
+    def tasks(self, games: int | None = None) -> list[Task]:
+        """Chunk-major order: all configurations of deals [s, s+chunk) before the next
+        chunk, so paired results arrive together and a partial study covers every
+        configuration on the same deals."""
+        games = self.games if games is None else games
+        out = []
+        for start in range(0, games, self.chunk):
+            count = min(self.chunk, games - start)
+            out += [Task(r, c, start, count) for r, c in enumerate(self.configs)]
+        return out
+
+    def identity(self) -> dict:
+        """What a store must match to be resumed (not the number of games: a stored study
+        may be extended or read in part, like ``play --out``)."""
+        return {"seed": self.seed, "runs": [c.describe() for c in self.configs]}
+
+    def describe(self) -> dict:
+        """The full configuration for ``study.json``."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("playlab")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            v = "unknown"
+        return {"playlab_version": v, "kind": self.kind, "games_per_run": self.games,
+                "seed": self.seed, "chunk": self.chunk, **self.meta,
+                "runs": [{"run": r, **c.describe()} for r, c in enumerate(self.configs)]}
+
+    def columns(self) -> list[str]:
+        """The study's columns: the union of its configurations' columns, configuration
+        first.  A column a configuration lacks (score_4 of a 2-player run) is missing (NA)
+        in its rows."""
+        cols: list[str] = list(CONFIG_COLUMNS)
+        seen = set(cols)
+        max_players = max(c.players for c in self.configs)
+        groups: list[list[str]] = [[], [f"bot_{s}" for s in range(max_players)], []]
+        for c in self.configs:
+            groups[0] += list(c.variant)
+            groups[2] += c.columns()
+        for group in groups:
+            for name in group:
+                if name not in seen:
+                    seen.add(name)
+                    cols.append(name)
+        clash = set(self.configs[0].variant) & set(self.configs[0].columns())
+        if clash:  # a game would need a variant option named like a result column
+            raise ValueError(f"variant option and result column share a name: {sorted(clash)}")
+        return cols
+
+    def total_games(self, games: int | None = None) -> int:
+        return (self.games if games is None else games) * len(self.configs)
+
+
+def align(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The frame with exactly the study's columns (absent ones as missing values)."""
+    if list(frame.columns) == list(columns):
+        return frame
+    missing = [c for c in columns if c not in frame.columns]
+    frame = frame.reindex(columns=list(columns))
+    for c in missing:
+        if c.startswith("bot_"):
+            frame[c] = frame[c].astype("str")
+    return frame
+
+
+@dataclass
+class StudyOutcome:
+    frame: pd.DataFrame | None  # every row of the study (None with keep_frame=False)
+    seconds: float               # wall time of this invocation's simulation
+    simulated: int               # games simulated now (stored ones excluded)
+    stored: int                  # games read back from the store
+
+
+def execute_study(study: Study, executor=None, store: str | StudyStore | None = None,
+                  progress: bool | None = None, on_chunk: Callable[[Task, pd.DataFrame], None] | None = None,
+                  keep_frame: bool = True, threads: int | None = None) -> StudyOutcome:
+    """Run every missing task of ``study`` (all of them without a store), write each to the
+    store as it completes, and hand every chunk (computed or stored) to ``on_chunk``."""
+    executor = executor or LocalExecutor(threads)
+    columns = study.columns()
+    if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
+        store = StudyStore.open(store, study.identity(), study.chunk)
+    tasks = study.tasks()
+    if store is not None:
+        if store.chunk != study.chunk:  # the stored chunking wins, so resuming lines up
+            study.chunk = store.chunk
+            tasks = study.tasks()
+        todo = [t for t in tasks if not store.has(t)]
+    else:
+        todo = tasks
+    done_keys = {t.key for t in todo}
+    warm_up(t.config for t in todo)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(t.count for t in todo), unit="game", unit_scale=True, file=sys.stderr,
+                   leave=False, desc=f"{study.kind} {study.configs[0].game}", smoothing=0.1)
+    frames: list[pd.DataFrame] = []
+
+    def take(task: Task, frame: pd.DataFrame) -> None:
+        frame = align(frame, columns)
+        if on_chunk is not None:
+            on_chunk(task, frame)
+        if keep_frame:
+            frames.append(frame)
+
+    t0 = time.perf_counter()
+    try:
+        for task, frame in executor.map(run_task, todo):
+            if store is not None:
+                store.write(task, align(frame, columns))
+            take(task, frame)
+            if bar is not None:
+                bar.update(task.count)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - t0
+    stored = 0
+    for task in tasks:
+        if task.key not in done_keys:
+            take(task, store.read(task))
+            stored += task.count
+    frame = None
+    if keep_frame:
+        if frames:
+            frame = pd.concat(frames, ignore_index=True)
+            frame = frame.sort_values(["run", "index"], kind="stable").reset_index(drop=True)
+        else:
+            frame = pd.DataFrame(columns=columns)
+    return StudyOutcome(frame, seconds, sum(t.count for t in todo), stored)
+
+
+def warm_up(configs: Iterable[RunConfig]) -> None:
+    """Compile (or load from Numba's cache) each game's kernels before timing starts."""
+    seen = set()
+    for c in configs:
+        key = (c.game, tuple(b.spec.kind for b in c.bots))
+        if key in seen:
+            continue
+        seen.add(key)
+        Batch(c).run(0, 1)
+
+
+# ---- running a study command: execute, summarise, write its files --------------------------
+RESULTS_DIR = "results"
+
+
+def to_jsonable(value):
+    """Tables and metadata as plain JSON (NaN as null, numpy scalars as Python)."""
+    if isinstance(value, pd.DataFrame):
+        return [to_jsonable(r) for r in value.to_dict(orient="records")]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def write_tables(out, tables: dict[str, pd.DataFrame]) -> list[str]:
+    from pathlib import Path
+
+    written = []
+    for name, table in tables.items():
+        path = Path(out) / f"{name}.csv"
+        table.to_csv(path, index=False)
+        written.append(path.name)
+    return written
+
+
+def run_study(study: Study, collector, out: str | None = None, progress: bool | None = None,
+              threads: int | None = None, executor=None) -> StudyOutcome:
+    """Execute ``study`` into ``out/results`` (resumable) feeding ``collector`` chunk by
+    chunk, and write ``out/study.json``."""
+    import json
+    from pathlib import Path
+
+    store = None
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        store = StudyStore.open(Path(out) / RESULTS_DIR, study.identity(), study.chunk)
+    executor = executor or LocalExecutor(threads)
+    outcome = execute_study(study, executor=executor, store=store, progress=progress,
+                            on_chunk=collector, keep_frame=False)
+    if out:
+        record = study.describe()
+        record.update(executor.describe())
+        record["results"] = RESULTS_DIR
+        (Path(out) / "study.json").write_text(json.dumps(to_jsonable(record), indent=1) + "\n")
+    return outcome

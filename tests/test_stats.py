@@ -1,0 +1,370 @@
+"""reports.stats: library-backed statistics checked against published values and
+against simulations whose truth is known."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from reports import stats as S
+
+
+# ------------------------------------------------------------------ Wilson intervals
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+# Stat. Med. 17:857-872, Table I, method 3 (score interval without continuity correction).
+NEWCOMBE = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0000, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+]
+
+
+@pytest.mark.parametrize("k,n,lo,hi", NEWCOMBE)
+def test_wilson_matches_newcombe(k, n, lo, hi):
+    got = S.wilson_interval(k, n)
+    assert got == pytest.approx((lo, hi), abs=1e-3)
+
+
+def test_wilson_all_or_nothing():
+    # Closed form at the edges: upper bound z^2 / (n + z^2) for 0/n.
+    z2 = 1.959963984540054**2
+    assert S.wilson_interval(0, 10) == pytest.approx((0.0, z2 / (10 + z2)), abs=1e-9)
+    assert S.wilson_interval(10, 10) == pytest.approx((10 / (10 + z2), 1.0), abs=1e-9)
+    assert S.wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-3)
+
+
+def test_wilson_zero_trials_and_alpha():
+    lo, hi = S.wilson_interval(0, 0)
+    assert math.isnan(lo) and math.isnan(hi)
+    w90 = S.wilson_interval(81, 263, alpha=0.10)
+    w95 = S.wilson_interval(81, 263)
+    assert w95[0] < w90[0] < w90[1] < w95[1]
+
+
+def test_wilson_vectorised_equals_scalar():
+    k = np.array([0, 1, 15, 81, 10, 3, 0])
+    n = np.array([20, 29, 148, 263, 10, 7, 0])
+    lo, hi = S.wilson_intervals(k, n)
+    for i in range(k.size):
+        slo, shi = S.wilson_interval(k[i], n[i])
+        if n[i] == 0:
+            assert math.isnan(lo[i]) and math.isnan(hi[i])
+        else:
+            assert (lo[i], hi[i]) == pytest.approx((slo, shi), abs=1e-12)
+
+
+# ------------------------------------------------------------------ tests of hypotheses
+def test_seat_equality_uniform_not_rejected():
+    rng = np.random.default_rng(20240611)
+    winners = rng.integers(0, 4, size=10_000)
+    wins = np.bincount(winners, minlength=4)
+    stat, p = S.seat_equality_test(wins, 10_000)
+    assert stat >= 0 and p > 0.01
+
+
+def test_seat_equality_skew_rejected():
+    rng = np.random.default_rng(7)
+    winners = rng.choice(4, size=20_000, p=[0.30, 0.70 / 3, 0.70 / 3, 0.70 / 3])
+    stat, p = S.seat_equality_test(np.bincount(winners, minlength=4), 20_000)
+    assert p < 1e-6
+
+
+def test_seat_equality_no_wins_is_nan_with_reason():
+    with pytest.warns(RuntimeWarning, match="no wins"):
+        stat, p = S.seat_equality_test([0, 0, 0], 0)
+    assert math.isnan(stat) and math.isnan(p)
+
+
+def test_seat_equality_rejects_inconsistent_counts():
+    with pytest.raises(ValueError, match="decided games"):
+        S.seat_equality_test([10, 10], 50)  # 50 would be all games, not decided ones
+    with pytest.raises(ValueError):
+        S.seat_equality_test([60, 10], 50)
+
+
+def test_binomial_test_known_values():
+    # 10 heads of 10 fair flips: two-sided p = 2 / 2**10.
+    assert S.binomial_test(10, 10, 0.5) == pytest.approx(2 / 1024)
+    assert S.binomial_test(5, 10, 0.5) == pytest.approx(1.0)
+    assert S.binomial_test(9, 10, 0.5, alternative="greater") == pytest.approx(11 / 1024)
+
+
+def test_holm_by_hand():
+    p = [0.01, 0.04, 0.03, 0.005]
+    # Sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> cummax 0.06.
+    reject, adj = S.adjust_pvalues(p)
+    assert adj == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert reject.tolist() == [True, False, False, True]
+
+
+def test_adjust_passes_nan_through():
+    reject, adj = S.adjust_pvalues([0.01, np.nan, 0.04, 0.03, 0.005])
+    assert math.isnan(adj[1]) and not reject[1]
+    assert adj[[0, 2, 3, 4]] == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # BH by hand on 0.01, 0.04: sorted ranks 1, 2 -> 0.01*2=0.02, 0.04*2/2=0.04.
+    _, bh = S.adjust_pvalues([0.04, np.nan, 0.01], method="fdr_bh")
+    assert bh[[0, 2]] == pytest.approx([0.04, 0.02]) and math.isnan(bh[1])
+    with pytest.raises(ValueError):
+        S.adjust_pvalues([0.1], method="bonferroni")
+
+
+# ------------------------------------------------------------------ sample sizes
+def test_games_for_half_width_textbook():
+    assert S.games_for_half_width(0.01) == 9604  # ceil(1.96^2 * 0.25 / 0.01^2)
+    assert S.games_for_half_width(0.05) == 385
+    assert S.games_for_half_width(0.01, p=0.1) == 3458  # ceil(1.96^2 * 0.09 / 1e-4)
+    assert S.games_for_half_width(0.01, p=0.1) < S.games_for_half_width(0.01)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 0.5, 0.7, float("nan")])
+def test_games_for_half_width_bad_widths(bad):
+    with pytest.raises(ValueError, match="half_width"):
+        S.games_for_half_width(bad)
+
+
+def test_half_width_is_met():
+    n = S.games_for_half_width(0.02)
+    lo, hi = S.wilson_interval(n / 2, n)
+    assert (hi - lo) / 2 <= 0.02 < (hi - lo) / 2 * 1.01
+
+
+# ------------------------------------------------------------------ paired designs
+def test_pairing_beats_independent_deals():
+    rng = np.random.default_rng(3)
+    n = 4000
+    luck = rng.normal(0, 2.0, n)  # shared by both arms on a deal
+    a = luck + 0.10 + rng.normal(0, 1.0, n)
+    b = luck + rng.normal(0, 1.0, n)
+    r = S.paired_difference(a, b)
+    assert r["n"] == n
+    assert r["se_paired"] < 0.6 * r["se_unpaired"]
+    assert r["se_paired"] == pytest.approx(np.std(a - b, ddof=1) / math.sqrt(n))
+    assert r["se_unpaired"] == pytest.approx(math.sqrt(np.var(a, ddof=1) / n + np.var(b, ddof=1) / n))
+    assert abs(r["mean_diff"] - 0.10) < 4 * r["se_paired"]
+
+
+def test_paired_with_clusters_counts_deals_not_rows():
+    rng = np.random.default_rng(4)
+    deals = 500
+    luck = np.repeat(rng.normal(0, 1.0, deals), 4)  # 4 seatings per deal share luck
+    d = luck + rng.normal(0, 0.1, deals * 4)
+    r = S.paired_difference(d, np.zeros_like(d), clusters=np.repeat(np.arange(deals), 4))
+    naive = S.paired_difference(d, np.zeros_like(d))
+    assert r["n_clusters"] == deals
+    # Rows of a deal are nearly copies: the honest SE is about twice the naive one.
+    assert 1.7 < r["se_paired"] / naive["se_paired"] < 2.3
+
+
+# ------------------------------------------------------------------ ratings
+import choix  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def simulate_pl(log_strength, n_deals, per_game, games_per_deal, rng):
+    """Plackett-Luce games by the Gumbel trick (order of theta + Gumbel noise), in the
+    long format of reports.stats.  Each game seats a random subset of the bots."""
+    k = len(log_strength)
+    n_games = n_deals * games_per_deal
+    players = np.argsort(rng.random((n_games, k)), axis=1)[:, :per_game]
+    util = np.asarray(log_strength)[players] + rng.gumbel(size=players.shape)
+    place = np.argsort(np.argsort(-util, axis=1), axis=1)
+    deal = np.repeat(np.arange(n_deals), games_per_deal)
+    game = np.tile(np.arange(games_per_deal), n_deals)
+    names = np.array([f"bot{i}" for i in range(k)])
+    return pd.DataFrame(
+        {
+            "deal": np.repeat(deal, per_game),
+            "game": np.repeat(game, per_game),
+            "bot": names[players.ravel()],
+            "place": place.ravel(),
+        }
+    )
+
+
+def orders_of(df):
+    """Finishing orders as choix ranking data (bot codes best first; no ties)."""
+    df = df.sort_values(["deal", "game", "place"])
+    codes = df["bot"].str.slice(3).astype(int).to_numpy()
+    return [list(g) for g in np.split(codes, np.flatnonzero(np.diff(df["game"].to_numpy() + 1000 * df["deal"].to_numpy())) + 1)]
+
+
+def test_pl_fit_is_choix_ilsr_rankings():
+    rng = np.random.default_rng(11)
+    df = simulate_pl([0.0, 0.3, 0.6, 1.2], 300, 3, 1, rng)
+    point, _ = S.bootstrap_ratings(df, n_boot=0, regularization=0.1)
+    theta = choix.ilsr_rankings(4, orders_of(df), alpha=0.1)
+    assert point.to_numpy() == pytest.approx(S.ELO_PER_NAT * (theta - theta.mean()), abs=1e-4)
+
+
+def test_bt_ties_are_half_wins():
+    # a beats b 6 times, b beats a twice, 4 ties; c beats b 3, b beats c 5.
+    rows, gid = [], 0
+    for first, second, tie, n in [("a", "b", False, 6), ("b", "a", False, 2), ("a", "b", True, 4),
+                                  ("c", "b", False, 3), ("b", "c", False, 5)]:
+        for _ in range(n):
+            rows += [(gid, 0, first, 0), (gid, 0, second, 0 if tie else 1)]
+            gid += 1
+    df = pd.DataFrame(rows, columns=["deal", "game", "bot", "place"])
+    comp = np.array([[0, 6 + 2, 0], [2 + 2, 0, 5], [0, 3, 0]], dtype=float)
+    theta = choix.ilsr_pairwise_dense(comp, alpha=0.1)
+    r = S.ratings(df, n_boot=0).set_index("bot")
+    assert r.attrs["model"] == "bradley-terry"
+    assert r.loc[["a", "b", "c"], "rating"].to_numpy() == pytest.approx(S.ELO_PER_NAT * (theta - theta.mean()), abs=1e-4)
+    assert r.loc[["a", "b", "c"], "games"].tolist() == [12, 20, 8]
+
+
+def test_pl_ties_average_both_orders():
+    # Tie-breaking both ways at weight 1/2 == choix on the data with every untied game
+    # doubled and every tied game entered once in each order (all weights x2, so the
+    # regularisation doubles too).
+    rng = np.random.default_rng(12)
+    df = simulate_pl([0.0, 0.5, 1.0], 200, 3, 1, rng)
+    tied = df["deal"] % 3 == 0
+    df.loc[tied & (df["place"] == 2), "place"] = 1  # second and third share second place
+    data = []
+    for order, deal in zip(orders_of(df), sorted(df["deal"].unique())):
+        data += [order, order[:1] + order[:0:-1]] if deal % 3 == 0 else [order, order]
+    theta = choix.ilsr_rankings(3, data, alpha=0.2)
+    point, _ = S.bootstrap_ratings(df, n_boot=0, regularization=0.1)
+    assert point.to_numpy() == pytest.approx(S.ELO_PER_NAT * (theta - theta.mean()), abs=1e-4)
+
+
+def test_elo_scale_meaning():
+    # 2 bots, A wins 76 % of 10,000 games: gap ~ 400*log10(0.76/0.24) = 200.2 points.
+    n = 10_000
+    wins = 7600
+    place_a = np.r_[np.zeros(wins), np.ones(n - wins)]
+    df = pd.DataFrame({"deal": np.repeat(np.arange(n), 2), "game": 0,
+                       "bot": np.tile(["A", "B"], n), "place": np.c_[place_a, 1 - place_a].ravel()})
+    r = S.ratings(df, n_boot=50, reference="B").set_index("bot")
+    assert r.loc["A", "rating"] == pytest.approx(400 * math.log10(0.76 / 0.24), abs=0.5)
+    assert r.loc["B", ["rating", "ci_low", "ci_high"]].tolist() == [0.0, 0.0, 0.0]
+    assert r.loc["A", "ci_low"] < r.loc["A", "rating"] < r.loc["A", "ci_high"]
+    assert r.index[0] == "A"  # best first
+
+
+def test_never_winning_bot_stays_finite():
+    rows = []
+    for d in range(50):
+        rows += [(d, 0, "strong", 0), (d, 0, "weak", 1), (d, 1, "mid", 0), (d, 1, "weak", 1),
+                 (d, 2, "strong", d % 2), (d, 2, "mid", 1 - d % 2)]
+    df = pd.DataFrame(rows, columns=["deal", "game", "bot", "place"])
+    r = S.ratings(df, n_boot=50).set_index("bot")
+    assert np.isfinite(r[["rating", "ci_low", "ci_high"]].to_numpy()).all()
+    assert r.loc["weak", "rating"] < -300
+    assert r.loc["strong", "rating"] == pytest.approx(r.loc["mid", "rating"], abs=1)
+
+
+def test_ratings_deterministic_for_seed():
+    df = simulate_pl([0.0, 0.4, 0.8], 200, 2, 2, np.random.default_rng(5))
+    a = S.ratings(df, n_boot=30, seed=1)
+    b = S.ratings(df, n_boot=30, seed=1)
+    c = S.ratings(df, n_boot=30, seed=2)
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.allclose(a["ci_low"], c["ci_low"])
+    assert a["rating"].tolist() == c["rating"].tolist()
+
+
+def test_bootstrap_resamples_whole_deals():
+    # Every deal's two seatings end the same way (luck decides, not the seat): the
+    # deal-level bootstrap must see half as much independent data, i.e. intervals
+    # sqrt(2) wider than if each game were its own deal.
+    base = simulate_pl([0.0, 0.6], 3000, 2, 1, np.random.default_rng(6))
+    copies = pd.concat([base, base.assign(game=1)], ignore_index=True)
+    as_games = copies.assign(deal=copies["deal"] * 2 + copies["game"])
+    w_deal = S.ratings(copies, n_boot=300, reference="bot0").set_index("bot").loc["bot1"]
+    w_game = S.ratings(as_games, n_boot=300, reference="bot0").set_index("bot").loc["bot1"]
+    ratio = (w_deal.ci_high - w_deal.ci_low) / (w_game.ci_high - w_game.ci_low)
+    assert w_deal.rating == pytest.approx(w_game.rating)
+    assert 1.2 < ratio < 1.65
+
+
+def test_ratings_input_checks():
+    ok = pd.DataFrame({"deal": [0, 0], "game": [0, 0], "bot": ["a", "b"], "place": [0, 1]})
+    with pytest.raises(ValueError, match="column"):
+        S.ratings(ok.drop(columns="place"))
+    with pytest.raises(ValueError, match="more than once"):
+        S.ratings(ok.assign(bot=["a", "a"]))
+    with pytest.raises(ValueError, match="two bots"):
+        S.ratings(pd.concat([ok, pd.DataFrame({"deal": [1], "game": [0], "bot": ["a"], "place": [0]})]))
+    with pytest.raises(ValueError, match="reference"):
+        S.ratings(ok, reference="zed")
+
+
+def coverage_run(log_strength, per_game, n_deals, games_per_deal, reps, n_boot, seed):
+    """Fraction of 95 % bootstrap intervals of (rating - rating of bot0) that contain
+    the truth, plus the ratio of bootstrap SE to the spread of estimates over reps."""
+    truth = S.ELO_PER_NAT * (np.asarray(log_strength) - log_strength[0])
+    rng = np.random.default_rng(seed)
+    hits, estimates, boot_sd = [], [], []
+    for rep in range(reps):
+        df = simulate_pl(log_strength, n_deals, per_game, games_per_deal, rng)
+        point, draws = S.bootstrap_ratings(df, n_boot=n_boot, seed=rep, reference="bot0")
+        lo, hi = np.quantile(draws.to_numpy(), [0.025, 0.975], axis=0)
+        hits.append((lo[1:] <= truth[1:]) & (truth[1:] <= hi[1:]))
+        estimates.append(point.to_numpy()[1:])
+        boot_sd.append(draws.to_numpy()[:, 1:].std(axis=0, ddof=1))
+        if rep == 0:
+            assert list(np.argsort(point.to_numpy())) == list(np.argsort(log_strength))
+    spread = np.std(estimates, axis=0, ddof=1)
+    return np.mean(hits), np.mean(boot_sd, axis=0) / spread
+
+
+def test_bradley_terry_recovers_strengths_with_calibrated_intervals():
+    coverage, sd_ratio = coverage_run([0.0, 0.4, 0.8], per_game=2, n_deals=1500, games_per_deal=2,
+                                      reps=80, n_boot=100, seed=101)
+    assert 0.85 <= coverage <= 1.0
+    # Too-wide intervals would pass the coverage band; the SE must also match the real
+    # spread of the estimate across repetitions.
+    assert np.all((0.75 < sd_ratio) & (sd_ratio < 1.33)), sd_ratio
+
+
+def test_plackett_luce_recovers_order_fast():
+    theta = [0.0, 0.3, 0.6, 1.2]
+    r = S.ratings(simulate_pl(theta, 3000, 3, 1, np.random.default_rng(8)), n_boot=100, reference="bot0")
+    r = r.set_index("bot").loc[[f"bot{i}" for i in range(4)]]
+    assert r["rating"].is_monotonic_increasing
+    truth = S.ELO_PER_NAT * np.asarray(theta)
+    assert ((r["ci_low"] <= truth + 1e-9) & (truth - 1e-9 <= r["ci_high"])).all()
+    assert r.attrs["model"] == "plackett-luce"
+
+
+@pytest.mark.slow
+def test_plackett_luce_intervals_cover_truth():
+    coverage, sd_ratio = coverage_run([0.0, 0.3, 0.6, 1.2], per_game=3, n_deals=2000, games_per_deal=1,
+                                      reps=40, n_boot=200, seed=202)
+    assert 0.85 <= coverage <= 1.0
+    assert np.all((0.75 < sd_ratio) & (sd_ratio < 1.33)), sd_ratio
+
+
+# ------------------------------------------------------------------ pairwise table
+def test_pairwise_table_by_hand():
+    rows = [
+        (0, 0, "x", 0), (0, 0, "y", 1), (0, 0, "z", 2),  # x > y > z
+        (0, 1, "x", 1), (0, 1, "y", 0), (0, 1, "z", 0),  # y = z > x
+        (1, 0, "x", 3), (1, 0, "z", 3),                  # x = z
+        (1, 1, "y", 5), (1, 1, "x", -2),                 # x > y
+    ]
+    t = S.pairwise_table(pd.DataFrame(rows, columns=["deal", "game", "bot", "place"]))
+    assert t[["bot_a", "bot_b", "games", "wins_a", "wins_b", "shared"]].values.tolist() == [
+        ["x", "y", 3, 2, 1, 0],
+        ["x", "z", 3, 1, 1, 1],
+        ["y", "z", 2, 1, 0, 1],
+    ]
+    assert t["win_rate_a"].tolist() == pytest.approx([2 / 3, 1 / 2, 3 / 4])
+    lo, hi = S.wilson_interval(1.5, 2)
+    assert (t.loc[2, "ci_low"], t.loc[2, "ci_high"]) == pytest.approx((lo, hi))
+
+
+def test_pairwise_table_agrees_with_simulation_truth():
+    # 4 bots, 3 per game: each pair's head-to-head rate is exp(ti)/(exp(ti)+exp(tj))
+    # under Plackett-Luce (independence of irrelevant alternatives).
+    theta = np.array([0.0, 0.3, 0.6, 1.2])
+    t = S.pairwise_table(simulate_pl(theta, 4000, 3, 1, np.random.default_rng(9)))
+    assert len(t) == 6 and (t["games"] == t["wins_a"] + t["wins_b"] + t["shared"]).all()
+    assert (t["shared"] == 0).all()
+    ia = t["bot_a"].str.slice(3).astype(int).to_numpy()
+    ib = t["bot_b"].str.slice(3).astype(int).to_numpy()
+    p = 1 / (1 + np.exp(theta[ib] - theta[ia]))
+    assert ((t["ci_low"] < p) & (p < t["ci_high"])).mean() >= 5 / 6
