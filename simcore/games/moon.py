@@ -1087,7 +1087,8 @@ def render(view, seat, params, players) -> str:
         lines.append("Tricks this hand: " + "   ".join(f"seat {s} {v[TRICKS + s]}" for s in range(PLAYERS))
                      + (f"   (last won by seat {v[LAST_TRICK_WINNER]})" if v[TRICK_NO] > 0 else ""))
     lines.append(f"Your hand (seat {seat}): {_tiles_high_first(v[HAND + seat])}")
-    others = [f"seat {s}: {int(_hand_size(view, s))} tiles" for s in range(PLAYERS) if s != seat]
+    sizes = {s: int(_hand_size(view, s)) for s in range(PLAYERS)}
+    others = [f"seat {s}: {sizes[s]} tile{'' if sizes[s] == 1 else 's'}" for s in range(PLAYERS) if s != seat]
     lines.append("Others: " + "   ".join(others))
     actor = v[ACTOR]
     doing = {PHASE_BID: "to bid or pass", PHASE_DISCARD: "to discard a tile",
