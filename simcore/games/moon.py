@@ -6,28 +6,76 @@ Tiles are numbered 0..21: tile 0 is 0-0, then 1-1, 2-1, 2-2, 3-1, 3-2, 3-3, … 
 first, every a-b with 1 <= b <= a <= 6).  Sets of tiles are 22-bit masks.  Trump codes:
 0..6 a number, 7 doubles, 8 no-trump.  Led-suit codes: 0..6 a plain suit, 7 trumps.
 
-State (one int64 vector, STATE_SIZE slots)::
+State (one int64 vector, STATE_SIZE = 88 slots; ``LAYOUT`` below, this table is its
+``LAYOUT.table()``)::
 
-    HAND[0..2]        tiles in each seat's hand (mask)
-    WIDOW             widow tile (id)                DISCARDED   bidder's discard, -1
-    SCORE[0..2]       running totals                 TRICKS[0..2] tricks this hand
-    PHASE             BID / DISCARD / TRUMP / PLAY / OVER
-    ACTOR             seat to decide                 FIRST_BIDDER this hand's first bidder
-    HIGH_BID          0 until someone bids           BIDDER      high bidder, -1
-    SPOKEN            players who have bid/passed    TRUMP       trump code, -1 before named
-    LEADER            leader of the current trick    TRICK_NO    tricks completed
-    IN_TRICK          tiles on the table             LED         led-suit code of the trick
-    TABLE[0..2]       tile each seat played to the current trick, -1
-    PLAYED            tiles played this hand (mask)  VOID[0..2]  led suits each seat failed
-                                                                 to follow (public, bit per code)
-    HAND_NO           hands begun, redeals included  RNG         chance stream (simcore.rng)
-    WINNER            winning seat, -1               TRUNCATED   1 if the hand cap ended it
-    TURNS             bids/passes + plays + one per widow step
-    REDEALS, BIDS_MADE[3], BIDS_FAILED[3], MOON_TRIES[3], MOONS_MADE[3]   statistics
-    WIDOW_TAKEN       1 once the bidder holds the widow
-    DISCARD_DONE      1 once the bidder has discarded (public)
-    HAND_POINTS[0..2] the last completed hand's points      LAST_TRICK_WINNER
-    DECK[0..21]       the deal order of this hand: seat s got DECK[7s..7s+6], widow DECK[21]
+    HAND               [0:3]       tiles in each seat's hand (mask)
+    WIDOW              [3]         widow tile (id)
+    DISCARDED          [4]         the bidder's discard (id), -1 before it
+    SCORE              [5:8]       running totals
+    TRICKS             [8:11]      tricks each seat took this hand
+    PHASE              [11]        BID / DISCARD / TRUMP / PLAY / OVER
+    ACTOR              [12]        seat to decide
+    FIRST_BIDDER       [13]        this hand's first bidder
+    HIGH_BID           [14]        0 until someone bids
+    BIDDER             [15]        high bidder, -1
+    SPOKEN             [16]        players who have bid or passed this hand
+    TRUMP              [17]        trump code, -1 before it is named
+    LEADER             [18]        leader of the current trick
+    TRICK_NO           [19]        tricks completed this hand
+    IN_TRICK           [20]        tiles on the table
+    LED                [21]        led-suit code of the trick, -1
+    TABLE              [22:25]     tile each seat played to the current trick, -1
+    PLAYED             [25]        tiles played this hand, the table's included (mask)
+    VOID               [26:29]     led-suit codes each seat failed to follow this hand (public, bit per code)
+    HAND_NO            [29]        hands begun, redeals included
+    RNG                [30]        chance stream (simcore.rng)
+    WINNER             [31]        winning seat, -1
+    TRUNCATED          [32]        1 if the hand cap ended the game
+    TURNS              [33]        bids and passes + discards + plays (naming trump is not counted)
+    REDEALS            [34]        hands redealt because all passed
+    BIDS_MADE          [35:38]     contracts each seat made
+    BIDS_FAILED        [38:41]     contracts each seat failed
+    MOON_TRIES         [41:44]     21 bids each seat won the bidding with
+    MOONS_MADE         [44:47]     21 bids each seat made
+    WIDOW_TAKEN        [47]        1 once the bidder holds the widow
+    DISCARD_DONE       [48]        1 once the bidder has discarded (public)
+    HAND_POINTS        [49:52]     the last completed hand's points
+    LAST_TRICK_WINNER  [52]        winner of the last completed trick, -1
+    GAME_FIRST_BIDDER  [53]        first bidder of hand 1 (chosen at random)
+    SAID               [54:57]     what each seat said this hand: -1 not yet, 0 pass, else its bid (public)
+    HAND_POINTS_POS    [57:60]     points of completed hands by bidding position k (0 = bid first)
+    CONTRACTS_POS      [60:63]     contracts won by the bidder at position k
+    MADE_POS           [63:66]     of those, contracts made
+    DECK               [66:88]     this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]
+
+Observation (``observation``: OBS_SIZE = 263 float64, ``OBS_LAYOUT``).  r is a seat relative
+to the observer (0 itself, 1 the next to play after it, 2 the one after); blocks "by r"
+hold r = 0, 1, 2 in turn; tiles are indexed by tile id.  Only public slots and the
+observer's own are read::
+
+    OBS_PHASE         [0:5]       one-hot phase: bid, discard, trump, play, over
+    OBS_TO_ACT        [5:8]       one-hot r of the seat to decide (all 0 when over)
+    OBS_FIRST_BIDDER  [8:11]      one-hot r of this hand's first bidder
+    OBS_HAND          [11:33]     the observer's tiles (multi-hot)
+    OBS_HAND_SIZES    [33:36]     tiles held by r, / 8
+    OBS_SAID          [36:66]     by r, one-hot of what r said this hand: not yet, pass, bid 1..7, bid 21
+    OBS_BIDDER        [66:69]     one-hot r of the high bidder (all 0 before a bid)
+    OBS_CONTRACT      [69:77]     one-hot high bid: 1..7, 21 (all 0 before a bid)
+    OBS_TRUMP         [77:86]     one-hot trump: 0..6, doubles, no-trump (all 0 before named)
+    OBS_WIDOW_TAKEN   [86]        1 once the bidder holds the widow
+    OBS_DISCARD_DONE  [87]        1 once the bidder has discarded
+    OBS_WIDOW         [88:110]    one-hot widow tile, for the bidder who took it only
+    OBS_DISCARD       [110:132]   one-hot discard, for the bidder only
+    OBS_PLAYED        [132:154]   tiles played to completed tricks this hand (multi-hot)
+    OBS_TABLE         [154:220]   by r, one-hot tile r played to the current trick
+    OBS_LEADER        [220:223]   one-hot r of the current trick's leader (play phase only)
+    OBS_LED           [223:231]   one-hot led suit of the current trick: 0..6, trumps (0 if empty)
+    OBS_VOID          [231:255]   by r, led suits r failed to follow this hand
+    OBS_TRICKS        [255:258]   tricks taken this hand by r, / 7
+    OBS_TRICK_NO      [258]       tricks completed this hand, / 7
+    OBS_SCORE         [259:262]   running totals by r, / target_score (may be negative)
+    OBS_HAND_NO       [262]       hands begun, / hand_cap
 
 Actions (NUM_ACTIONS = 62)::
 
@@ -40,9 +88,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simcore.kernel_helpers import mask_to_actions, next_seat, shuffle_range
+from simcore.layout import Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
-from simcore.rng import below, lowest_bit_index, random_set_bit, shuffle
+from simcore.rng import below, random_set_bit
 
 PLAYERS = 3
 NUM_TILES = 22
@@ -74,42 +124,50 @@ PHASE_TRUMP = 2
 PHASE_PLAY = 3
 PHASE_OVER = 4
 
-# ---- state slots ------------------------------------------------------------------------
-HAND = 0
-WIDOW = 3
-DISCARDED = 4
-SCORE = 5
-TRICKS = 8
-PHASE = 11
-ACTOR = 12
-FIRST_BIDDER = 13
-HIGH_BID = 14
-BIDDER = 15
-SPOKEN = 16
-TRUMP = 17
-LEADER = 18
-TRICK_NO = 19
-IN_TRICK = 20
-LED = 21
-TABLE = 22
-PLAYED = 25
-VOID = 26
-HAND_NO = 29
-RNG = 30
-WINNER = 31
-TRUNCATED = 32
-TURNS = 33
-REDEALS = 34
-BIDS_MADE = 35
-BIDS_FAILED = 38
-MOON_TRIES = 41
-MOONS_MADE = 44
-WIDOW_TAKEN = 47
-DISCARD_DONE = 48
-HAND_POINTS = 49
-LAST_TRICK_WINNER = 52
-DECK = 53
-STATE_SIZE = DECK + NUM_TILES
+# ---- state layout (declared once; the header's table is LAYOUT.table()) -----------------
+LAYOUT = Layout(
+    Field("HAND", 3, "tiles in each seat's hand (mask)"),
+    Field("WIDOW", 1, "widow tile (id)"),
+    Field("DISCARDED", 1, "the bidder's discard (id), -1 before it"),
+    Field("SCORE", 3, "running totals"),
+    Field("TRICKS", 3, "tricks each seat took this hand"),
+    Field("PHASE", 1, "BID / DISCARD / TRUMP / PLAY / OVER"),
+    Field("ACTOR", 1, "seat to decide"),
+    Field("FIRST_BIDDER", 1, "this hand's first bidder"),
+    Field("HIGH_BID", 1, "0 until someone bids"),
+    Field("BIDDER", 1, "high bidder, -1"),
+    Field("SPOKEN", 1, "players who have bid or passed this hand"),
+    Field("TRUMP", 1, "trump code, -1 before it is named"),
+    Field("LEADER", 1, "leader of the current trick"),
+    Field("TRICK_NO", 1, "tricks completed this hand"),
+    Field("IN_TRICK", 1, "tiles on the table"),
+    Field("LED", 1, "led-suit code of the trick, -1"),
+    Field("TABLE", 3, "tile each seat played to the current trick, -1"),
+    Field("PLAYED", 1, "tiles played this hand, the table's included (mask)"),
+    Field("VOID", 3, "led-suit codes each seat failed to follow this hand (public, bit per code)"),
+    Field("HAND_NO", 1, "hands begun, redeals included"),
+    Field("RNG", 1, "chance stream (simcore.rng)"),
+    Field("WINNER", 1, "winning seat, -1"),
+    Field("TRUNCATED", 1, "1 if the hand cap ended the game"),
+    Field("TURNS", 1, "bids and passes + discards + plays (naming trump is not counted)"),
+    Field("REDEALS", 1, "hands redealt because all passed"),
+    Field("BIDS_MADE", 3, "contracts each seat made"),
+    Field("BIDS_FAILED", 3, "contracts each seat failed"),
+    Field("MOON_TRIES", 3, "21 bids each seat won the bidding with"),
+    Field("MOONS_MADE", 3, "21 bids each seat made"),
+    Field("WIDOW_TAKEN", 1, "1 once the bidder holds the widow"),
+    Field("DISCARD_DONE", 1, "1 once the bidder has discarded (public)"),
+    Field("HAND_POINTS", 3, "the last completed hand's points"),
+    Field("LAST_TRICK_WINNER", 1, "winner of the last completed trick, -1"),
+    Field("GAME_FIRST_BIDDER", 1, "first bidder of hand 1 (chosen at random)"),
+    Field("SAID", 3, "what each seat said this hand: -1 not yet, 0 pass, else its bid (public)"),
+    Field("HAND_POINTS_POS", 3, "points of completed hands by bidding position k (0 = bid first)"),
+    Field("CONTRACTS_POS", 3, "contracts won by the bidder at position k"),
+    Field("MADE_POS", 3, "of those, contracts made"),
+    Field("DECK", NUM_TILES, "this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]"),
+)
+LAYOUT.export(globals())
+NOT_SAID = -1
 
 # ---- options (order = rules/moon.md table = slots of the parameter vector) --------------
 ALL_PASS_CHOICES = ("redeal", "force")
@@ -201,17 +259,17 @@ TRUMP_MASK, FOLLOW_MASK, LED_SUIT, POWER = _build_tables()
 def _start_hand(state, params, first):
     state[HAND_NO] += 1
     state[FIRST_BIDDER] = first
-    deck = state[DECK:DECK + NUM_TILES]
-    shuffle(state, RNG, deck, NUM_TILES)
+    shuffle_range(state, RNG, state, DECK, NUM_TILES)
     for s in range(PLAYERS):
         m = 0
         for j in range(TILES_PER_HAND):
-            m |= 1 << deck[TILES_PER_HAND * s + j]
+            m |= 1 << state[DECK + TILES_PER_HAND * s + j]
         state[HAND + s] = m
         state[TRICKS + s] = 0
         state[TABLE + s] = -1
         state[VOID + s] = 0
-    state[WIDOW] = deck[NUM_TILES - 1]
+        state[SAID + s] = NOT_SAID
+    state[WIDOW] = state[DECK + NUM_TILES - 1]
     state[DISCARDED] = -1
     state[HIGH_BID] = 0
     state[BIDDER] = -1
@@ -236,6 +294,7 @@ def init(state, params, players, chance_key):
     for t in range(NUM_TILES):
         state[DECK + t] = t
     first = below(state, RNG, PLAYERS)
+    state[GAME_FIRST_BIDDER] = first
     _start_hand(state, params, first)
 
 
@@ -293,12 +352,7 @@ def legal_actions(state, params, out):
     phase = state[PHASE]
     n = 0
     if phase == PHASE_PLAY:
-        m = legal_plays(state)
-        while m:
-            low = m & -m
-            out[n] = PLAY_BASE + lowest_bit_index(low)
-            n += 1
-            m ^= low
+        n = mask_to_actions(legal_plays(state), PLAY_BASE, out, n)
     elif phase == PHASE_BID:
         if _may_pass(state, params):
             out[n] = PASS
@@ -309,12 +363,7 @@ def legal_actions(state, params, out):
         out[n] = BID_MOON_ACTION
         n += 1
     elif phase == PHASE_DISCARD:
-        m = state[HAND + state[ACTOR]]
-        while m:
-            low = m & -m
-            out[n] = DISCARD_BASE + lowest_bit_index(low)
-            n += 1
-            m ^= low
+        n = mask_to_actions(state[HAND + state[ACTOR]], DISCARD_BASE, out, n)
     elif phase == PHASE_TRUMP:
         for tr in range(NUM_TRUMPS):
             if tr == TRUMP_DOUBLES and params[OPT_DOUBLES_TRUMP] == 0:
@@ -374,7 +423,14 @@ def _end_hand(state, params, winner):
         state[TRUNCATED] = 1
         state[PHASE] = PHASE_OVER
     else:
-        _start_hand(state, params, (state[FIRST_BIDDER] + 1) % PLAYERS)
+        _start_hand(state, params, next_seat(state[FIRST_BIDDER], 1, PLAYERS))
+
+
+@njit(cache=True, inline="always")
+def _position(seat, first):
+    """Bidding position of ``seat`` in a hand that ``first`` bids first (0, 1, 2)."""
+    k = seat - first
+    return k + PLAYERS if k < 0 else k
 
 
 @njit(cache=True)
@@ -386,9 +442,14 @@ def _score_hand(state, params):
     for s in range(PLAYERS):
         state[HAND_POINTS + s] = state[TRICKS + s]
     state[HAND_POINTS + b] = bid if made else -bid
+    first = state[FIRST_BIDDER]
     for s in range(PLAYERS):
         state[SCORE + s] += state[HAND_POINTS + s]
+        state[HAND_POINTS_POS + _position(s, first)] += state[HAND_POINTS + s]
+    kb = _position(b, first)
+    state[CONTRACTS_POS + kb] += 1
     if made:
+        state[MADE_POS + kb] += 1
         state[BIDS_MADE + b] += 1
     else:
         state[BIDS_FAILED + b] += 1
@@ -433,7 +494,7 @@ def apply(state, params, action):
             state[VOID + p] |= 1 << state[LED]
         state[IN_TRICK] += 1
         if state[IN_TRICK] < PLAYERS:
-            state[ACTOR] = (p + 1) % PLAYERS
+            state[ACTOR] = next_seat(p, 1, PLAYERS)
             return
         w, _ = trick_leader(state, trump, state[LED])
         state[TRICKS + w] += 1
@@ -453,9 +514,12 @@ def apply(state, params, action):
             bid = MOON_BID if action == BID_MOON_ACTION else action - BID_BASE
             state[HIGH_BID] = bid
             state[BIDDER] = p
+            state[SAID + p] = bid
+        else:
+            state[SAID + p] = 0
         state[SPOKEN] += 1
         if state[HIGH_BID] != MOON_BID and state[SPOKEN] < PLAYERS:
-            state[ACTOR] = (p + 1) % PLAYERS
+            state[ACTOR] = next_seat(p, 1, PLAYERS)
             return
         if state[HIGH_BID] == 0:
             state[REDEALS] += 1
@@ -537,7 +601,7 @@ def _random_tricks(state, params, rng):
             state[VOID + actor] |= 1 << led
         in_trick += 1
         if in_trick < PLAYERS:
-            actor = actor + 1 if actor + 1 < PLAYERS else 0
+            actor = next_seat(actor, 1, PLAYERS)
             continue
         w, _ = trick_leader(state, trump, led)
         for s in range(PLAYERS):
@@ -560,24 +624,63 @@ def _random_tricks(state, params, rng):
     return n
 
 
+# ---- result columns (declared once; summarize copies the state-backed ones) ----------------
 EXTRA_STATS = ("bids_made", "bids_failed", "moon_attempts", "moons_made")
 STAT_SLOTS = (BIDS_MADE, BIDS_FAILED, MOON_TRIES, MOONS_MADE)
+
+COLUMNS = Columns(
+    LAYOUT,
+    Column("hands", "hands dealt, redeals included", field="HAND_NO"),
+    Column("redeals", "hands redealt because all three passed", field="REDEALS"),
+    Column("bids_made", "contracts the seat won and made", per_seat=True, field="BIDS_MADE"),
+    Column("bids_failed", "contracts the seat won and failed", per_seat=True, field="BIDS_FAILED"),
+    Column("moon_attempts", "contracts the seat won with a 21 bid", per_seat=True, field="MOON_TRIES"),
+    Column("moons_made", "21 contracts the seat made", per_seat=True, field="MOONS_MADE"),
+    Column("hands_played", "hands bid and played out (hands - redeals)"),
+    Column("first_bidder", "the seat that bid first in hand 1 (chosen at random; it moves on "
+           "one seat every hand)", field="GAME_FIRST_BIDDER"),
+    # per bidding position k, not per seat: one column for each k = 0, 1, 2
+    Column("hand_points_pos", "_S is a bidding position k (0 bid first in the hand): points "
+           "scored in played hands by the seat at position k, summed", per_seat=True,
+           field="HAND_POINTS_POS"),
+    Column("contracts_pos", "_S is a bidding position k: contracts won by the bidder at k",
+           per_seat=True, field="CONTRACTS_POS"),
+    Column("made_pos", "_S is a bidding position k: of those, contracts made", per_seat=True,
+           field="MADE_POS"),
+    common=(
+        Column("score", "final total of the seat's hand points", per_seat=True, field="SCORE"),
+        Column("win", "1 for the game's winner (a single winner); all 0 when truncated",
+               per_seat=True),
+        Column("truncated", "1 if the hand cap ended the game before anyone won",
+               field="TRUNCATED"),
+        Column("turns", "decisions that count as turns: bids and passes, the bidder's discard, "
+               "tile plays (naming trump is not counted)", field="TURNS"),
+    ),
+)
+PLANS = COLUMNS.plans(PLAYERS)
+COL_WIN = COLUMNS.index("win", PLAYERS)
+COL_HANDS_PLAYED = COLUMNS.index("hands_played", PLAYERS)
 
 
 @njit(cache=True)
 def summarize(state, params, players, row):
+    copy_columns(state, players, row, PLANS[players])
     for s in range(PLAYERS):
-        row[s] = state[SCORE + s]
-        row[PLAYERS + s] = 1 if state[WINNER] == s else 0
-    row[6] = state[TRUNCATED]
-    row[7] = state[TURNS]
-    row[8] = state[HAND_NO]
-    row[9] = state[REDEALS]
-    c = 10
-    for base in (BIDS_MADE, BIDS_FAILED, MOON_TRIES, MOONS_MADE):
-        for s in range(PLAYERS):
-            row[c] = state[base + s]
-            c += 1
+        row[COL_WIN + s] = 1 if state[WINNER] == s else 0
+    row[COL_HANDS_PLAYED] = state[HAND_NO] - state[REDEALS]
+
+
+@njit(cache=True)
+def returns(state, params, players, out):
+    for s in range(players):
+        out[s] = 0.0
+    if state[PHASE] != PHASE_OVER:
+        return
+    if state[TRUNCATED] != 0:
+        for s in range(players):
+            out[s] = 1.0 / players
+    elif state[WINNER] >= 0:
+        out[state[WINNER]] = 1.0  # Moon has one winner; a tie at the top plays on
 
 
 @njit(cache=True)
@@ -627,17 +730,11 @@ def determinize(view, params, player, rng, slot, out):
     # once the bidder holds the widow it is one of the bidder's (hidden) tiles or the
     # discard; the WIDOW slot then stays HIDDEN since no rule reads it any more
     widow_in_hand = view[WIDOW_TAKEN] == 1 and widow_open
-    pool = out[DECK:DECK + NUM_TILES]
-    n = 0
-    m = ALL_TILES & ~known
-    while m:
-        low = m & -m
-        pool[n] = lowest_bit_index(low)
-        n += 1
-        m ^= low
+    # the unknown tiles are dealt from DECK, which the view hides anyway
+    n = mask_to_actions(ALL_TILES & ~known, 0, out, DECK) - DECK
     trump = view[TRUMP]
     for attempt in range(DETERMINIZE_TRIES):
-        shuffle(rng, slot, pool, n)
+        shuffle_range(rng, slot, out, DECK, n)
         k = 0
         ok = True
         for s in range(PLAYERS):
@@ -646,7 +743,7 @@ def determinize(view, params, player, rng, slot, out):
             size = _hand_size(view, s)
             h = 0
             for j in range(size):
-                h |= 1 << pool[k]
+                h |= 1 << out[DECK + k]
                 k += 1
             out[HAND + s] = h
             if trump >= 0 and view[VOID + s] != 0:
@@ -654,10 +751,10 @@ def determinize(view, params, player, rng, slot, out):
                     if (view[VOID + s] >> code) & 1 and h & FOLLOW_MASK[trump, code]:
                         ok = False
         if widow_open and not widow_in_hand:
-            out[WIDOW] = pool[k]
+            out[WIDOW] = out[DECK + k]
             k += 1
         if discard_open:
-            out[DISCARDED] = pool[k]
+            out[DISCARDED] = out[DECK + k]
             k += 1
         if ok:
             break
@@ -666,14 +763,105 @@ def determinize(view, params, player, rng, slot, out):
         out[DECK + t] = t
 
 
+# ---- observation (declared once; the header's table is OBS_LAYOUT.table()) -----------------
+# Seats are relative to the observer: r = 0 the observer, 1 the next seat in play order, 2 the
+# one after.  Blocks "by r" hold r = 0, 1, 2 in turn.  Tiles are indexed by tile id.
+SAID_CODES = 10  # not yet, pass, bid 1..7, bid 21
+OBS_LAYOUT = Layout(
+    Field("OBS_PHASE", 5, "one-hot phase: bid, discard, trump, play, over"),
+    Field("OBS_TO_ACT", 3, "one-hot r of the seat to decide (all 0 when over)"),
+    Field("OBS_FIRST_BIDDER", 3, "one-hot r of this hand's first bidder"),
+    Field("OBS_HAND", NUM_TILES, "the observer's tiles (multi-hot)"),
+    Field("OBS_HAND_SIZES", 3, "tiles held by r, / 8"),
+    Field("OBS_SAID", PLAYERS * SAID_CODES,
+          "by r, one-hot of what r said this hand: not yet, pass, bid 1..7, bid 21"),
+    Field("OBS_BIDDER", 3, "one-hot r of the high bidder (all 0 before a bid)"),
+    Field("OBS_CONTRACT", 8, "one-hot high bid: 1..7, 21 (all 0 before a bid)"),
+    Field("OBS_TRUMP", NUM_TRUMPS, "one-hot trump: 0..6, doubles, no-trump (all 0 before named)"),
+    Field("OBS_WIDOW_TAKEN", 1, "1 once the bidder holds the widow"),
+    Field("OBS_DISCARD_DONE", 1, "1 once the bidder has discarded"),
+    Field("OBS_WIDOW", NUM_TILES, "one-hot widow tile, for the bidder who took it only"),
+    Field("OBS_DISCARD", NUM_TILES, "one-hot discard, for the bidder only"),
+    Field("OBS_PLAYED", NUM_TILES, "tiles played to completed tricks this hand (multi-hot)"),
+    Field("OBS_TABLE", PLAYERS * NUM_TILES, "by r, one-hot tile r played to the current trick"),
+    Field("OBS_LEADER", 3, "one-hot r of the current trick's leader (play phase only)"),
+    Field("OBS_LED", NUM_LED, "one-hot led suit of the current trick: 0..6, trumps (0 if empty)"),
+    Field("OBS_VOID", PLAYERS * NUM_LED, "by r, led suits r failed to follow this hand"),
+    Field("OBS_TRICKS", 3, "tricks taken this hand by r, / 7"),
+    Field("OBS_TRICK_NO", 1, "tricks completed this hand, / 7"),
+    Field("OBS_SCORE", 3, "running totals by r, / target_score (may be negative)"),
+    Field("OBS_HAND_NO", 1, "hands begun, / hand_cap"),
+    size_name="OBS_SIZE",
+)
+OBS_LAYOUT.export(globals())
+
+
+@njit(cache=True, inline="always")
+def _said_code(said):
+    if said == NOT_SAID:
+        return 0
+    if said == 0:
+        return 1
+    return 9 if said == MOON_BID else 1 + said
+
+
+@njit(cache=True)
+def observation(view, params, seat, out):
+    """Only public slots and ``seat``'s own ones are read, so a view and any state
+    determinized from it give the same vector."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    phase = view[PHASE]
+    out[OBS_PHASE + phase] = 1.0
+    if phase != PHASE_OVER:
+        out[OBS_TO_ACT + _position(view[ACTOR], seat)] = 1.0
+    out[OBS_FIRST_BIDDER + _position(view[FIRST_BIDDER], seat)] = 1.0
+    hand = view[HAND + seat]
+    for t in range(NUM_TILES):
+        if (hand >> t) & 1:
+            out[OBS_HAND + t] = 1.0
+    bidder = view[BIDDER]
+    table_mask = 0
+    for s in range(PLAYERS):
+        r = _position(s, seat)
+        out[OBS_HAND_SIZES + r] = _hand_size(view, s) / 8.0
+        out[OBS_SAID + SAID_CODES * r + _said_code(view[SAID + s])] = 1.0
+        t = view[TABLE + s]
+        if t >= 0:
+            out[OBS_TABLE + NUM_TILES * r + t] = 1.0
+            table_mask |= 1 << t
+        v = view[VOID + s]
+        for code in range(NUM_LED):
+            if (v >> code) & 1:
+                out[OBS_VOID + NUM_LED * r + code] = 1.0
+        out[OBS_TRICKS + r] = view[TRICKS + s] / TRICKS_PER_HAND
+        out[OBS_SCORE + r] = view[SCORE + s] / params[OPT_TARGET_SCORE]
+    if bidder >= 0:
+        out[OBS_BIDDER + _position(bidder, seat)] = 1.0
+        bid = view[HIGH_BID]
+        out[OBS_CONTRACT + (MAX_BID if bid == MOON_BID else bid - 1)] = 1.0
+    if view[TRUMP] >= 0:
+        out[OBS_TRUMP + view[TRUMP]] = 1.0
+    out[OBS_WIDOW_TAKEN] = view[WIDOW_TAKEN]
+    out[OBS_DISCARD_DONE] = view[DISCARD_DONE]
+    if seat == bidder:
+        if view[WIDOW_TAKEN] == 1:
+            out[OBS_WIDOW + view[WIDOW]] = 1.0
+        if view[DISCARD_DONE] == 1:
+            out[OBS_DISCARD + view[DISCARDED]] = 1.0
+    done = view[PLAYED] & ~table_mask
+    for t in range(NUM_TILES):
+        if (done >> t) & 1:
+            out[OBS_PLAYED + t] = 1.0
+    if phase == PHASE_PLAY:
+        out[OBS_LEADER + _position(view[LEADER], seat)] = 1.0
+        if view[IN_TRICK] > 0:
+            out[OBS_LED + view[LED]] = 1.0
+    out[OBS_TRICK_NO] = view[TRICK_NO] / TRICKS_PER_HAND
+    out[OBS_HAND_NO] = view[HAND_NO] / params[OPT_HAND_CAP]
+
+
 # ---- declaration ----------------------------------------------------------------------------
-def _extra_columns(players):
-    cols = ["hands", "redeals"]
-    for stat in EXTRA_STATS:
-        cols += [f"{stat}_{s}" for s in range(players)]
-    return cols
-
-
 INFO = GameInfo(
     name="moon",
     title="Three-Player Moon",
@@ -682,7 +870,7 @@ INFO = GameInfo(
     options=OPTIONS,
     num_actions=NUM_ACTIONS,
     state_size=lambda players: STATE_SIZE,
-    extra_columns=_extra_columns,
+    extra_columns=COLUMNS.extra_names,
     max_decisions=lambda players: MAX_DECISIONS_PER_HAND * OPTIONS[OPT_HAND_CAP].high,
     scratch_size=NUM_ACTIONS,
     chance="deals resolved inside apply from the in-state stream",
@@ -690,6 +878,9 @@ INFO = GameInfo(
     utility="points per hand; one winner per game",
     description="trick-taking dominoes: bid, take the widow, name trump, 7 tricks; first to 21",
     rate_columns=("hands",),
+    column_docs=tuple(COLUMNS.docs()),
+    observation_size=lambda players: OBS_SIZE,
+    first_player_column="first_bidder",
     truncation_option="hand_cap",
 )
 
@@ -765,3 +956,199 @@ def trace_step(before, action, after, params, players) -> list[str]:
 
 def trace_result(values: dict, players: int) -> dict:
     return {}
+
+
+# ---- for `playlab show`: event fields, step descriptions, a seat's view in words ----------------
+# Field names for the tokens after an event's kind, in order.  "=word" is a literal token
+# (checked, not stored); a last name ending in "*" takes the remaining tokens as a list.
+EVENT_FIELDS = {
+    "hand": ("hand", "=first", "first"),
+    "deal": ("seat", "tiles*"),
+    "widow": ("tile",),
+    "bid": ("seat", "bid"),
+    "pass": ("seat",),
+    "redeal": (),
+    "take": ("seat",),
+    "discard": ("seat", "tile"),
+    "trump": ("seat", "trump"),
+    "play": ("seat", "tile"),
+    "trick": ("seat",),
+    "score": ("points_0", "points_1", "points_2"),
+    "total": ("total_0", "total_1", "total_2"),
+}
+
+
+def _token(tok: str):
+    try:
+        return int(tok)
+    except ValueError:
+        return tok
+
+
+def parse_event(event: str) -> dict:
+    """One trace event as a dict by ``EVENT_FIELDS``: ``"play 0 6-4"`` →
+    ``{"event": "play", "seat": 0, "tile": "6-4"}`` (integer tokens become ints)."""
+    kind, *tokens = event.split()
+    fields = EVENT_FIELDS[kind]
+    out: dict = {"event": kind}
+    i = 0
+    for j, name in enumerate(fields):
+        if name.endswith("*"):
+            if j != len(fields) - 1:
+                raise ValueError(f"{kind}: a list field must come last")
+            out[name[:-1]] = [_token(t) for t in tokens[i:]]
+            i = len(tokens)
+            break
+        if i >= len(tokens):
+            raise ValueError(f"{event!r}: missing {name}")
+        if name.startswith("="):
+            if tokens[i] != name[1:]:
+                raise ValueError(f"{event!r}: expected {name[1:]!r}, got {tokens[i]!r}")
+        else:
+            out[name] = _token(tokens[i])
+        i += 1
+    if i != len(tokens):
+        raise ValueError(f"{event!r}: {len(tokens) - i} tokens too many")
+    return out
+
+
+PHASE_WORDS = ("bid", "discard", "trump", "play", "over")
+LED_WORDS = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "trumps")
+
+
+def _trump_words(code: int) -> str:
+    if code < 0:
+        return "not named yet"
+    if code == TRUMP_DOUBLES:
+        return "doubles"
+    if code == TRUMP_NONE:
+        return "no-trump (follow me)"
+    return f"{code}s"
+
+
+def _tiles_high_first(mask: int) -> str:
+    # tile ids ascend with (high end, low end), so descending ids read 6-6 6-5 … 0-0
+    tiles = [TILE_NAMES[t] for t in range(NUM_TILES - 1, -1, -1) if (mask >> t) & 1]
+    return " ".join(tiles) if tiles else "(none)"
+
+
+def _said_words(said: int) -> str:
+    if said == NOT_SAID:
+        return "-"
+    return "pass" if said == 0 else f"bid {said}"
+
+
+def _bid_order(first: int) -> list[int]:
+    return [(first + k) % PLAYERS for k in range(PLAYERS)]
+
+
+def render(view, seat, params, players) -> str:
+    """``seat``'s view (from ``observe``) in words, for `playlab show` and human play."""
+    v = [int(x) for x in view]
+    phase = v[PHASE]
+    target = int(params[OPT_TARGET_SCORE])
+    you = lambda s: f"seat {s}" + (" (you)" if s == seat else "")  # noqa: E731
+    lines = [f"Three-Player Moon: hand {v[HAND_NO]}, seen by seat {seat}"]
+    lines.append("Totals (to " + str(target) + "): "
+                 + "   ".join(f"{you(s)} {v[SCORE + s]}" for s in range(PLAYERS)))
+    if phase == PHASE_OVER:
+        if v[TRUNCATED]:
+            lines.append(f"Game over: truncated at the hand cap ({v[HAND_NO]} hands)")
+        else:
+            lines.append(f"Game over: {you(v[WINNER])} wins")
+        return "\n".join(lines)
+    first = v[FIRST_BIDDER]
+    lines.append("Bids (from seat %d): " % first
+                 + ", ".join(f"seat {s} {_said_words(v[SAID + s])}" for s in _bid_order(first)))
+    bidder = v[BIDDER]
+    if bidder >= 0:
+        need = "all 7 tricks" if v[HIGH_BID] == MOON_BID else f"{v[HIGH_BID]} tricks"
+        lines.append(f"Contract: {you(bidder)} bid {v[HIGH_BID]} (needs {need}); "
+                     f"trump: {_trump_words(v[TRUMP])}")
+    if seat == bidder and v[WIDOW_TAKEN]:
+        widow = f"{TILE_NAMES[v[WIDOW]]} (you took it)"
+    elif v[WIDOW_TAKEN]:
+        widow = f"taken by seat {bidder}, hidden"
+    else:
+        widow = "hidden, face down"
+    lines.append(f"Widow: {widow}")
+    if v[DISCARD_DONE]:
+        if seat == bidder:
+            lines.append(f"Discard: {TILE_NAMES[v[DISCARDED]]} (yours, face down)")
+        else:
+            lines.append(f"Discard: seat {bidder} discarded one tile face down")
+    if phase == PHASE_PLAY or v[TRICK_NO] > 0:
+        lines.append(f"Trick {v[TRICK_NO] + 1} of {TRICKS_PER_HAND}"
+                     + (f", {LED_WORDS[v[LED]]} led by seat {v[LEADER]}:" if v[IN_TRICK] else ":"))
+        leader = v[LEADER]
+        order = [(leader + k) % PLAYERS for k in range(PLAYERS)]
+        lines.append("  " + "   ".join(
+            f"seat {s} " + (TILE_NAMES[v[TABLE + s]] if v[TABLE + s] >= 0 else "-") for s in order))
+        lines.append("Tricks this hand: " + "   ".join(f"seat {s} {v[TRICKS + s]}" for s in range(PLAYERS))
+                     + (f"   (last won by seat {v[LAST_TRICK_WINNER]})" if v[TRICK_NO] > 0 else ""))
+    lines.append(f"Your hand (seat {seat}): {_tiles_high_first(v[HAND + seat])}")
+    sizes = {s: int(_hand_size(view, s)) for s in range(PLAYERS)}
+    others = [f"seat {s}: {sizes[s]} tile{'' if sizes[s] == 1 else 's'}" for s in range(PLAYERS) if s != seat]
+    lines.append("Others: " + "   ".join(others))
+    actor = v[ACTOR]
+    doing = {PHASE_BID: "to bid or pass", PHASE_DISCARD: "to discard a tile",
+             PHASE_TRUMP: "to name trump", PHASE_PLAY: "to play a tile"}[phase]
+    lines.append(f"Phase: {PHASE_WORDS[phase]}. {you(actor)} {doing}.")
+    return "\n".join(lines)
+
+
+def describe_step(before, action, after, params, players) -> list[str]:
+    """What ``action`` changed, in words, for a designer following a whole game (full
+    states: discards and deals are named)."""
+    p = int(before[ACTOR])
+    phase = int(before[PHASE])
+    lines: list[str] = []
+    if phase == PHASE_BID:
+        lines.append(f"seat {p} " + ("passes" if action == PASS else f"bids {action_name(action)[4:]}"))
+        if after[HAND_NO] != before[HAND_NO] or (after[PHASE] == PHASE_OVER and after[BIDDER] < 0):
+            lines.append("all three passed: the hand is redealt")
+        elif after[PHASE] != PHASE_BID:
+            b = int(after[BIDDER])
+            lines.append(f"seat {b} wins the contract at {int(after[HIGH_BID])}"
+                         + ("; the widow was " + TILE_NAMES[int(after[WIDOW])] if after[WIDOW_TAKEN] else ""))
+    elif phase == PHASE_DISCARD:
+        lines.append(f"seat {p} discards {TILE_NAMES[action - DISCARD_BASE]}; hand now "
+                     + _tiles_high_first(int(after[HAND + p])))
+    elif phase == PHASE_TRUMP:
+        lines.append(f"seat {p} names trump: {_trump_words(action - TRUMP_BASE)}")
+        if after[WIDOW_TAKEN] and not before[WIDOW_TAKEN]:
+            lines.append(f"seat {p} takes the widow {TILE_NAMES[int(after[WIDOW])]}")
+    else:
+        t = action - PLAY_BASE
+        lines.append(f"seat {p} plays {TILE_NAMES[t]}")
+        if before[IN_TRICK] == PLAYERS - 1:
+            w = int(after[LAST_TRICK_WINNER])
+            leader = int(before[LEADER])
+            table = [int(before[TABLE + s]) for s in range(PLAYERS)]
+            table[p] = t
+            order = [(leader + k) % PLAYERS for k in range(PLAYERS)]
+            trick = ", ".join(f"{TILE_NAMES[table[s]]} (seat {s})" for s in order)
+            tricks = [int(before[TRICKS + s]) + (1 if s == w else 0) for s in range(PLAYERS)]
+            lines.append(f"trick {int(before[TRICK_NO]) + 1}: {trick}: seat {w} wins it; "
+                         f"tricks {tricks[0]}-{tricks[1]}-{tricks[2]}")
+            if before[TRICK_NO] == TRICKS_PER_HAND - 1:
+                b = int(before[BIDDER])
+                bid = int(before[HIGH_BID])
+                points = [int(x) for x in after[HAND_POINTS:HAND_POINTS + PLAYERS]]
+                made = points[b] > 0
+                lines.append(f"hand {int(before[HAND_NO])}: seat {b} {'made' if made else 'failed'} "
+                             f"{bid} with {tricks[b]} tricks; points "
+                             + " ".join(f"{x:+d}" for x in points)
+                             + "; totals " + " ".join(str(int(x)) for x in after[SCORE:SCORE + PLAYERS]))
+    if after[PHASE] == PHASE_OVER:
+        if after[TRUNCATED]:
+            lines.append(f"the game is truncated at the hand cap ({int(after[HAND_NO])} hands)")
+        else:
+            w = int(after[WINNER])
+            lines.append(f"seat {w} wins the game with {int(after[SCORE + w])}")
+    elif after[HAND_NO] != before[HAND_NO]:
+        lines.append(f"hand {int(after[HAND_NO])} dealt, seat {int(after[FIRST_BIDDER])} bids first: "
+                     + "; ".join(f"seat {s} {_tiles_high_first(int(after[HAND + s]))}"
+                                 for s in range(PLAYERS))
+                     + f"; widow {TILE_NAMES[int(after[WIDOW])]}")
+    return lines
