@@ -30,33 +30,48 @@ Action encoding (NUM_ACTIONS = 156, legal lists ascending)
     154        block (out of turn, in the block window)
     155        pass  (decline to block)
 
-State layout (1-D int64, STATE_SIZE slots, the same for every player count)
-===========================================================================
+State layout (1-D int64, STATE_SIZE slots, the same for every player count; ``LAYOUT``)
+===================================================================================
 ::
 
-    [0]  PLAYERS      [1] OVER        [2] WINNER (-1)   [3] TRUNCATED
-    [4]  TURN (seat on turn)          [5] DIR (+1 clockwise / -1)
-    [6]  TURNS (turns begun)          [7] PLAYS (in-turn plays this turn)
-    [8]  WINDOW (seat asked to block, -1 = no block window open)
-    [9]  WINDOW_SLOT (pile slot of the completion being resolved, -1)
-    [10] PENDING_DRAW (the completing play emptied the hand: draw after the window)
-    [11] DRAW_POS  [12] DRAW_LEN  (draw pile = DRAW[DRAW_POS:DRAW_LEN], top first)
-    [13] COMPLETED_N  [14] RESHUFFLES  [15] RNG (chance stream, simcore.rng)
-    SUPPLY     [16:18]      chips left in the supply, per colour
-    SPECIAL    [18:23]      played action cards (out of the game), per kind
-    COMPLETED  [23:35]      completed stack as counts of the 12 number/wild types
-    PILE_TOP   [35:43]      top number of each pile slot (0 = empty)
-    PILE_WILD  [43:51]      wild-position bitmask of each slot
-    HAND_N     [51:57]      hand sizes (public)
-    HAND_MASK  [57:63]      bit c set when the hand holds card type c
-    DISC_N     [63:69]      personal discard pile sizes
-    SKIPS      [69:75]      turns each seat still has to lose to skips
-    CHIPS      [75:87]      seat * 2 + colour
-    STATS      [87:129]     kind * 6 + seat; kinds: completed, blocked, blocks, skip,
-                            reverse, steal-card, steal-chip
-    HAND       [129:231]    seat * 17 + card type: counts
-    DISC       [231:951]    seat * 120 + i: personal discard stacks (i = 0 bottom)
-    DRAW       [951:1071]   the draw pile array (after a reshuffle it starts at 0)
+    PLAYERS          [0]         player count
+    OVER             [1]         1 once the game has ended
+    WINNER           [2]         the winning seat, -1 none
+    TRUNCATED        [3]         1 if the round cap ended the game
+    TURN             [4]         seat on turn
+    DIR              [5]         +1 clockwise / -1 anticlockwise
+    TURNS            [6]         turns begun (turns lost to skips not counted)
+    PLAYS            [7]         in-turn plays this turn
+    WINDOW           [8]         seat asked to block, -1 = no block window open
+    WINDOW_SLOT      [9]         pile slot of the completion being resolved, -1
+    PENDING_DRAW     [10]        the completing play emptied the hand: draw after the window
+    DRAW_POS         [11]        draw pile = DRAW[DRAW_POS:DRAW_LEN], top first
+    DRAW_LEN         [12]        end of the draw pile in DRAW
+    COMPLETED_N      [13]        cards on the completed stack
+    RESHUFFLES       [14]        times the completed stack became the draw pile
+    RNG              [15]        chance stream (simcore.rng)
+    SUPPLY           [16:18]     chips left in the supply, per colour
+    SPECIAL          [18:23]     played action cards (out of the game), per kind
+    COMPLETED        [23:35]     completed stack as counts of the 12 number/wild types
+    PILE_TOP         [35:43]     top number of each pile slot (0 = empty)
+    PILE_WILD        [43:51]     wild-position bitmask of each slot
+    HAND_N           [51:57]     hand sizes (public)
+    HAND_MASK        [57:63]     bit c set when the hand holds card type c
+    DISC_N           [63:69]     personal discard pile sizes
+    SKIPS            [69:75]     turns each seat still has to lose to skips
+    CHIPS            [75:87]     seat * 2 + colour
+    STAT_COMPLETED   [87:93]     piles completed (blocked ones included)
+    STAT_BLOCKED     [93:99]     own completions blocked
+    STAT_BLOCKS      [99:105]    blocks played
+    STAT_SKIP        [105:111]   skips played
+    STAT_REVERSE     [111:117]   reverses played
+    STAT_STEAL_CARD  [117:123]   steal-cards played
+    STAT_STEAL_CHIP  [123:129]   steal-chips played
+    HAND             [129:231]   seat * 17 + card type: counts
+    DISC             [231:951]   seat * 120 + i: personal discard stacks (i = 0 bottom)
+    DRAW             [951:1071]  the draw pile array (after a reshuffle it starts at 0)
+
+STATS = STAT_COMPLETED: counter kind ``ST_*`` of seat s is ``STATS + kind * MAX_PLAYERS + s``.
 
 Decisions and safeguards
 ========================
@@ -79,6 +94,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simcore.kernel_helpers import mask_to_actions, next_seat, pile_pop, pile_refill, shuffle_range
+from simcore.layout import Column, Columns, Field, Layout, copy_columns
+from simcore.layout import COMMON_COLUMNS
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
@@ -143,33 +161,6 @@ NUM_ACTIONS = 156
 PLAYS_PER_SOURCE = NUMBER_TYPES * MAX_PILES  # 48
 
 # ---------------------------------------------------------------------------- state
-PLAYERS = 0
-OVER = 1
-WINNER = 2
-TRUNCATED = 3
-TURN = 4
-DIR = 5
-TURNS = 6
-PLAYS = 7
-WINDOW = 8
-WINDOW_SLOT = 9
-PENDING_DRAW = 10
-DRAW_POS = 11
-DRAW_LEN = 12
-COMPLETED_N = 13
-RESHUFFLES = 14
-RNG = 15
-SUPPLY = 16
-SPECIAL = 18
-COMPLETED = 23
-PILE_TOP = 35
-PILE_WILD = PILE_TOP + 2 * MAX_PILES  # 43
-HAND_N = PILE_WILD + 2 * MAX_PILES  # 51
-HAND_MASK = HAND_N + MAX_PLAYERS  # 57
-DISC_N = HAND_MASK + MAX_PLAYERS  # 63
-SKIPS = DISC_N + MAX_PLAYERS  # 69
-CHIPS = SKIPS + MAX_PLAYERS  # 75
-STATS = CHIPS + 2 * MAX_PLAYERS  # 87
 ST_COMPLETED = 0
 ST_BLOCKED = 1
 ST_BLOCKS = 2
@@ -178,24 +169,89 @@ ST_REVERSE = 4
 ST_STEAL_CARD = 5
 ST_STEAL_CHIP = 6
 N_STATS = 7
-HAND = STATS + N_STATS * MAX_PLAYERS  # 129
 DISC_CAP = DECK_MAX
-DISC = HAND + NCARD * MAX_PLAYERS  # 231
-DRAW = DISC + DISC_CAP * MAX_PLAYERS  # 951
-STATE_SIZE = DRAW + DECK_MAX  # 1071
+
+LAYOUT = Layout(
+    Field("PLAYERS", 1, "player count"),
+    Field("OVER", 1, "1 once the game has ended"),
+    Field("WINNER", 1, "the winning seat, -1 none"),
+    Field("TRUNCATED", 1, "1 if the round cap ended the game"),
+    Field("TURN", 1, "seat on turn"),
+    Field("DIR", 1, "+1 clockwise / -1 anticlockwise"),
+    Field("TURNS", 1, "turns begun (turns lost to skips not counted)"),
+    Field("PLAYS", 1, "in-turn plays this turn"),
+    Field("WINDOW", 1, "seat asked to block, -1 = no block window open"),
+    Field("WINDOW_SLOT", 1, "pile slot of the completion being resolved, -1"),
+    Field("PENDING_DRAW", 1, "the completing play emptied the hand: draw after the window"),
+    Field("DRAW_POS", 1, "draw pile = DRAW[DRAW_POS:DRAW_LEN], top first"),
+    Field("DRAW_LEN", 1, "end of the draw pile in DRAW"),
+    Field("COMPLETED_N", 1, "cards on the completed stack"),
+    Field("RESHUFFLES", 1, "times the completed stack became the draw pile"),
+    Field("RNG", 1, "chance stream (simcore.rng)"),
+    Field("SUPPLY", 2, "chips left in the supply, per colour"),
+    Field("SPECIAL", 5, "played action cards (out of the game), per kind"),
+    Field("COMPLETED", NUMBER_TYPES, "completed stack as counts of the 12 number/wild types"),
+    Field("PILE_TOP", 2 * MAX_PILES, "top number of each pile slot (0 = empty)"),
+    Field("PILE_WILD", 2 * MAX_PILES, "wild-position bitmask of each slot"),
+    Field("HAND_N", MAX_PLAYERS, "hand sizes (public)"),
+    Field("HAND_MASK", MAX_PLAYERS, "bit c set when the hand holds card type c"),
+    Field("DISC_N", MAX_PLAYERS, "personal discard pile sizes"),
+    Field("SKIPS", MAX_PLAYERS, "turns each seat still has to lose to skips"),
+    Field("CHIPS", 2 * MAX_PLAYERS, "seat * 2 + colour"),
+    # the per-seat counters, kind ST_* at STATS + kind * MAX_PLAYERS (consecutive)
+    Field("STAT_COMPLETED", MAX_PLAYERS, "piles completed (blocked ones included)"),
+    Field("STAT_BLOCKED", MAX_PLAYERS, "own completions blocked"),
+    Field("STAT_BLOCKS", MAX_PLAYERS, "blocks played"),
+    Field("STAT_SKIP", MAX_PLAYERS, "skips played"),
+    Field("STAT_REVERSE", MAX_PLAYERS, "reverses played"),
+    Field("STAT_STEAL_CARD", MAX_PLAYERS, "steal-cards played"),
+    Field("STAT_STEAL_CHIP", MAX_PLAYERS, "steal-chips played"),
+    Field("HAND", NCARD * MAX_PLAYERS, "seat * 17 + card type: counts"),
+    Field("DISC", DISC_CAP * MAX_PLAYERS, "seat * 120 + i: personal discard stacks (i = 0 bottom)"),
+    Field("DRAW", DECK_MAX, "the draw pile array (after a reshuffle it starts at 0)"),
+)
+LAYOUT.export(globals())
+STATS = STAT_COMPLETED  # noqa: F821 (exported by LAYOUT)
+assert [LAYOUT.offsets[f"STAT_{k}"] for k in ("COMPLETED", "BLOCKED", "BLOCKS", "SKIP", "REVERSE",
+                                             "STEAL_CARD", "STEAL_CHIP")] == \
+    [STATS + k * MAX_PLAYERS for k in range(N_STATS)]
+
+# result columns (a column with a field is copied from it by ``copy_columns``)
+_score, _win, _truncated, _turns = COMMON_COLUMNS
+COLUMNS = Columns(
+    LAYOUT,
+    Column("red", "red chips the seat holds at the end", per_seat=True, field="CHIPS", stride=2),
+    # blue sits one slot into CHIPS, which a Column cannot say: summarize writes it
+    Column("blue", "blue chips the seat holds at the end", per_seat=True),
+    Column("completed", "piles the seat completed by playing their 5th card, blocked ones "
+           "included", per_seat=True, field="STAT_COMPLETED"),
+    Column("blocked", "of the seat's completions, those an opponent's block cancelled (no chip)",
+           per_seat=True, field="STAT_BLOCKED"),
+    Column("blocks", "block cards the seat played out of turn against others' completions",
+           per_seat=True, field="STAT_BLOCKS"),
+    Column("skip", "skip cards the seat played", per_seat=True, field="STAT_SKIP"),
+    Column("reverse", "reverse cards the seat played", per_seat=True, field="STAT_REVERSE"),
+    Column("steal_card", "steal-card cards the seat played", per_seat=True, field="STAT_STEAL_CARD"),
+    Column("steal_chip", "steal-chip cards the seat played", per_seat=True, field="STAT_STEAL_CHIP"),
+    Column("reshuffles", "times the draw pile ran out and the completed stack was shuffled "
+           "into a new one", field="RESHUFFLES"),
+    common=(
+        Column(_score.name, "chips the seat holds at the end (red + blue)", per_seat=True),
+        _win,
+        Column(_truncated.name, "1 if the round cap ended the game (round_cap x players turns "
+               "played) before anyone won", field="TRUNCATED"),
+        Column(_turns.name, "turns begun by all seats together, the one the game ended in "
+               "included; turns lost to skips are not counted", field="TURNS"),
+    ),
+)
+PLANS = COLUMNS.plans(MAX_PLAYERS)
+# row positions of the computed columns, per player count
+SCORE_AT = np.array([COLUMNS.index("score", n) for n in range(MAX_PLAYERS + 1)], np.int64)
+WIN_AT = np.array([COLUMNS.index("win", n) for n in range(MAX_PLAYERS + 1)], np.int64)
+BLUE_AT = np.array([COLUMNS.index("blue", n) for n in range(MAX_PLAYERS + 1)], np.int64)
 
 
 # ============================================================================ helpers
-@njit(cache=True, inline="always")
-def _step(x, d, n):
-    x += d
-    if x < 0:
-        x += n
-    elif x >= n:
-        x -= n
-    return x
-
-
 @njit(cache=True, inline="always")
 def _hand_add(state, s, c):
     state[HAND + s * NCARD + c] += 1
@@ -253,17 +309,6 @@ def _deck_count(players, c):
     return 4 if c == STEAL_CHIP_CARD else 3
 
 
-@njit(cache=True, inline="always")
-def _shuffle_range(slots, i, arr, lo, n):
-    """Fisher-Yates shuffle of ``arr[lo:lo+n]`` with stream ``slots[i]`` (as
-    ``simcore.rng.shuffle``, without making a slice)."""
-    for j in range(n - 1, 0, -1):
-        k = below(slots, i, j + 1)
-        t = arr[lo + j]
-        arr[lo + j] = arr[lo + k]
-        arr[lo + k] = t
-
-
 @njit(cache=True)
 def _reshuffle(state):
     n = 0
@@ -273,23 +318,20 @@ def _reshuffle(state):
             n += 1
         state[COMPLETED + t] = 0
     state[COMPLETED_N] = 0
-    _shuffle_range(state, RNG, state, DRAW, n)
-    state[DRAW_POS] = 0
-    state[DRAW_LEN] = n
+    pile_refill(state, RNG, DRAW, n, DRAW_POS, DRAW_LEN)
     state[RESHUFFLES] += 1
 
 
 @njit(cache=True)
 def _draw(state, s, count):
     for _ in range(count):
-        pos = state[DRAW_POS]
-        if pos == state[DRAW_LEN]:
+        c = pile_pop(state, DRAW, DRAW_POS, DRAW_LEN)
+        if c < 0:
             if state[COMPLETED_N] == 0:
                 return
             _reshuffle(state)
-            pos = 0
-        _hand_add(state, s, state[DRAW + pos])
-        state[DRAW_POS] = pos + 1
+            c = pile_pop(state, DRAW, DRAW_POS, DRAW_LEN)
+        _hand_add(state, s, c)
 
 
 @njit(cache=True)
@@ -316,7 +358,7 @@ def _end_turn(state, params):
     d = state[DIR]
     x = state[TURN]
     while True:
-        x = _step(x, d, n)
+        x = next_seat(x, d, n)
         if state[SKIPS + x] > 0:
             state[SKIPS + x] -= 1
         else:
@@ -330,7 +372,7 @@ def _next_holder(state, after, completer, n, d):
     holds a block in hand, or -1."""
     x = after
     while True:
-        x = _step(x, d, n)
+        x = next_seat(x, d, n)
         if x == completer:
             return -1
         if state[HAND + x * NCARD + BLOCK_CARD] > 0:
@@ -391,13 +433,11 @@ def init(state, params, players, chance_key):
         for _ in range(_deck_count(players, c)):
             state[DRAW + n] = c
             n += 1
-    _shuffle_range(state, RNG, state, DRAW, n)
-    state[DRAW_LEN] = n
+    pile_refill(state, RNG, DRAW, n, DRAW_POS, DRAW_LEN)
     hs = params[P_HAND]
     for s in range(players):
-        for j in range(hs):
-            _hand_add(state, s, state[DRAW + s * hs + j])
-    state[DRAW_POS] = players * hs
+        for _ in range(hs):
+            _hand_add(state, s, pile_pop(state, DRAW, DRAW_POS, DRAW_LEN))
     _begin_turn(state, params, state[TURN])  # seat 0 (not a literal: one specialisation)
 
 
@@ -504,14 +544,13 @@ def _scan(state, params, out, k):
                 base = A_DISCARD
                 cand = hm
             group = 10
-        while cand != 0:
-            a = base + lowest_bit_index(cand)
-            cand &= cand - 1
-            if k < 0:
-                out[idx] = a
-            elif idx == k:
-                return a
-            idx += 1
+        if k < 0:
+            idx = mask_to_actions(cand, base, out, idx)
+        else:
+            m = popcount(cand)
+            if k < idx + m:
+                return base + kth_set_bit(cand, k - idx)
+            idx += m
     return idx
 
 
@@ -659,7 +698,7 @@ def apply(state, params, action):
         stat = ST_STEAL_CHIP if c == STEAL_CHIP_CARD else ST_SKIP + c - SKIP_CARD
         state[STATS + stat * MAX_PLAYERS + s] += 1
         if c == SKIP_CARD:
-            state[SKIPS + _step(s, state[DIR], state[PLAYERS])] += 1
+            state[SKIPS + next_seat(s, state[DIR], state[PLAYERS])] += 1
         elif c == REVERSE_CARD:
             state[DIR] = -state[DIR]
         elif c == STEAL_CARD_CARD:
@@ -675,22 +714,31 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def summarize(state, params, players, row):
-    n = players
+    copy_columns(state, players, row, PLANS[players])
     w = state[WINNER]
-    for s in range(n):
-        row[s] = state[CHIPS + 2 * s] + state[CHIPS + 2 * s + 1]
-        row[n + s] = 1 if w == s else 0
-    row[2 * n] = state[TRUNCATED]
-    row[2 * n + 1] = state[TURNS]
-    base = 2 * n + 2
-    for s in range(n):
-        row[base + s] = state[CHIPS + 2 * s]
-        row[base + n + s] = state[CHIPS + 2 * s + 1]
-    base += 2 * n
-    for kind in range(N_STATS):
-        for s in range(n):
-            row[base + kind * n + s] = state[STATS + kind * MAX_PLAYERS + s]
-    row[base + N_STATS * n] = state[RESHUFFLES]
+    score = SCORE_AT[players]
+    win = WIN_AT[players]
+    blue = BLUE_AT[players]
+    for s in range(players):
+        r = state[CHIPS + 2 * s]
+        b = state[CHIPS + 2 * s + 1]
+        row[score + s] = r + b
+        row[win + s] = 1 if w == s else 0
+        row[blue + s] = b
+
+
+@njit(cache=True)
+def returns(state, params, players, out):
+    """Win 1 (a single winner: chips are never shared), truncated 1/players each."""
+    for s in range(players):
+        out[s] = 0.0
+    if state[OVER] == 0:
+        return
+    if state[TRUNCATED] != 0:
+        for s in range(players):
+            out[s] = 1.0 / players
+    elif state[WINNER] >= 0:
+        out[state[WINNER]] = 1.0
 
 
 @njit(cache=True)
@@ -715,7 +763,7 @@ def determinize(view, params, player, rng, slot, out):
     n = view[PLAYERS]
     # unseen cards = deck - own hand - discards - piles - completed stack - special
     # pile, counted in the hand row of another seat (all other hands are rebuilt below)
-    cnt = HAND + _step(player, 1, n) * NCARD
+    cnt = HAND + next_seat(player, 1, n) * NCARD
     for c in range(NCARD):
         out[cnt + c] = _deck_count(n, c) - view[HAND + player * NCARD + c]
     for c in range(NUMBER_TYPES):
@@ -741,7 +789,7 @@ def determinize(view, params, player, rng, slot, out):
         for _ in range(k):
             out[DRAW + u] = c
             u += 1
-    _shuffle_range(rng, slot, out, DRAW, u)
+    shuffle_range(rng, slot, out, DRAW, u)
     # the other hands take cards from the end, the rest is the draw pile
     end = u
     for s in range(n):
@@ -765,15 +813,6 @@ def determinize(view, params, player, rng, slot, out):
 
 
 # ============================================================================ python side
-def _extra_columns(players: int) -> list[str]:
-    seats = range(players)
-    cols: list[str] = []
-    for kind in ("red", "blue", "completed", "blocked", "blocks", "skip", "reverse",
-                 "steal_card", "steal_chip"):
-        cols += [f"{kind}_{s}" for s in seats]
-    return cols + ["reshuffles"]
-
-
 def _max_decisions(players: int) -> int:
     # per turn: the plays, a window decision per opponent for every completion (a turn
     # completes at most (plays + cards already on the piles) / 5 piles), the discard
@@ -790,7 +829,8 @@ INFO = GameInfo(
     options=OPTIONS,
     num_actions=NUM_ACTIONS,
     state_size=lambda players: STATE_SIZE,
-    extra_columns=_extra_columns,
+    extra_columns=COLUMNS.extra_names,
+    column_docs=tuple(COLUMNS.docs()),
     max_decisions=_max_decisions,
     scratch_size=NUM_ACTIONS,
     rate_columns=("turns",),
