@@ -73,6 +73,37 @@ State layout (1-D int64, STATE_SIZE slots, the same for every player count; ``LA
 
 STATS = STAT_COMPLETED: counter kind ``ST_*`` of seat s is ``STATS + kind * MAX_PLAYERS + s``.
 
+Observation (``observation``: OBS_SIZE float64 for every player count; ``OBS``)
+===============================================================================
+Seats are relative to the observer (0 = itself, 1 = the next seat clockwise, ...); rows
+of relative seats >= players stay 0.  "/ copies" divides a count by that card type's
+copies in the deck for the player count (0 for a type the deck lacks)::
+
+    O_PLAYERS       [0:5]       one-hot player count 2..6
+    O_RULES         [5:11]      the options in table order but round_cap, each / its maximum
+    O_PHASE         [11:15]     one-hot: my in-turn play, my block decision, another seat decides, over
+    O_TURN          [15:21]     one-hot relative seat on turn
+    O_ASKED         [21:27]     one-hot relative seat asked to block (all 0: no window)
+    O_WINDOW_PILE   [27:35]     one-hot pile slot whose completion is resolved
+    O_PENDING_DRAW  [35]        the completer draws hand_size after the window
+    O_DIR           [36]        1 clockwise, 0 anticlockwise
+    O_PLAYS         [37]        plays this turn / TURN_PLAY_CAP
+    O_PROGRESS      [38]        turns / (round_cap x players): nearness of truncation
+    O_HAND          [39:56]     own hand: count of each card type / copies
+    O_HAND_N        [56:62]     hand size / hand_size, per relative seat
+    O_CHIPS         [62:74]     relative seat * 2 + colour: chips / chips_to_win
+    O_SUPPLY        [74:76]     chips left in the supply / chip_supply, per colour
+    O_SKIPS         [76:82]     turns still to lose to skips / 3, per relative seat
+    O_PILE_TOP      [82:130]    slot * 6 + top: one-hot top 0..5 of each slot in use
+    O_PILE_WILD     [130:170]   slot * 5 + i: number i + 1 of the pile is a wild
+    O_DISC_TOP      [170:272]   relative seat * 17 + card: one-hot discard top
+    O_DISC_NEXT     [272:374]   the same for the card under the top
+    O_DISC          [374:476]   relative seat * 17 + card: discard pile counts / copies
+    O_COMPLETED     [476:488]   completed stack counts / copies
+    O_SPECIAL       [488:493]   action cards out of the game, per kind / copies
+    O_UNSEEN        [493:510]   cards in other hands or the draw pile / copies
+    O_DRAW_N        [510]       draw pile size / 120
+
 Decisions and safeguards
 ========================
 * The block window is offered after every completion (also when that colour's chip
@@ -244,6 +275,44 @@ COLUMNS = Columns(
                "included; turns lost to skips are not counted", field="TURNS"),
     ),
 )
+# observation vector (float64, OBS_SIZE for every player count; seats relative to the
+# observer: r = 0 is the observer, r = 1 the next seat clockwise, ...; rows r >= players
+# stay 0).  "/ copies" = divided by that card type's copies in the deck for the count.
+OBS = Layout(
+    Field("O_PLAYERS", MAX_PLAYERS - 1, "one-hot player count 2..6"),
+    Field("O_RULES", 6, "the options in table order but round_cap, each / its maximum"),
+    Field("O_PHASE", 4, "one-hot: my in-turn play, my block decision, another seat decides, over"),
+    Field("O_TURN", MAX_PLAYERS, "one-hot relative seat on turn"),
+    Field("O_ASKED", MAX_PLAYERS, "one-hot relative seat asked to block (all 0: no window)"),
+    Field("O_WINDOW_PILE", 2 * MAX_PILES, "one-hot pile slot whose completion is resolved"),
+    Field("O_PENDING_DRAW", 1, "the completer draws hand_size after the window"),
+    Field("O_DIR", 1, "1 clockwise, 0 anticlockwise"),
+    Field("O_PLAYS", 1, "plays this turn / TURN_PLAY_CAP"),
+    Field("O_PROGRESS", 1, "turns / (round_cap x players): nearness of truncation"),
+    Field("O_HAND", NCARD, "own hand: count of each card type / copies"),
+    Field("O_HAND_N", MAX_PLAYERS, "hand size / hand_size, per relative seat"),
+    Field("O_CHIPS", 2 * MAX_PLAYERS, "relative seat * 2 + colour: chips / chips_to_win"),
+    Field("O_SUPPLY", 2, "chips left in the supply / chip_supply, per colour"),
+    Field("O_SKIPS", MAX_PLAYERS, "turns still to lose to skips / 3, per relative seat"),
+    Field("O_PILE_TOP", 2 * MAX_PILES * 6, "slot * 6 + top: one-hot top 0..5 of each slot in use"),
+    Field("O_PILE_WILD", 2 * MAX_PILES * 5, "slot * 5 + i: number i + 1 of the pile is a wild"),
+    Field("O_DISC_TOP", MAX_PLAYERS * NCARD, "relative seat * 17 + card: one-hot discard top"),
+    Field("O_DISC_NEXT", MAX_PLAYERS * NCARD, "the same for the card under the top"),
+    Field("O_DISC", MAX_PLAYERS * NCARD, "relative seat * 17 + card: discard pile counts / copies"),
+    Field("O_COMPLETED", NUMBER_TYPES, "completed stack counts / copies"),
+    Field("O_SPECIAL", 5, "action cards out of the game, per kind / copies"),
+    Field("O_UNSEEN", NCARD, "cards in other hands or the draw pile / copies"),
+    Field("O_DRAW_N", 1, "draw pile size / 120"),
+    size_name="OBS_SIZE",
+)
+OBS.export(globals())
+SKIP_SCALE = 3.0  # a seat can owe at most the deck's three skips
+
+
+# 1 / copies in the deck per player count, 0 for a type the deck lacks (two players: reverse)
+INV_COPIES = np.array([[1.0 / k if k else 0.0 for k in (DECK_TWO if n == 2 else DECK_FULL)]
+                       for n in range(MAX_PLAYERS + 1)])
+
 PLANS = COLUMNS.plans(MAX_PLAYERS)
 # row positions of the computed columns, per player count
 SCORE_AT = np.array([COLUMNS.index("score", n) for n in range(MAX_PLAYERS + 1)], np.int64)
@@ -291,6 +360,13 @@ def _take(state, s, src, c):
         _hand_remove(state, s, c)
     else:
         _disc_pop(state, s)
+
+
+@njit(cache=True, inline="always")
+def _rel(s, seat, n):
+    """Seat ``s`` counted clockwise from ``seat`` (0 = ``seat`` itself)."""
+    r = s - seat
+    return r + n if r < 0 else r
 
 
 @njit(cache=True, inline="always")
@@ -812,6 +888,88 @@ def determinize(view, params, player, rng, slot, out):
     out[RNG] = np.int64(next_u64(rng, slot))
 
 
+@njit(cache=True)
+def observation(view, params, seat, out):
+    """The ``OBS`` vector of ``seat`` from its view (never a hidden slot)."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    n = view[PLAYERS]
+    inv = INV_COPIES[n]
+    out[O_PLAYERS + n - 2] = 1.0
+    out[O_RULES] = params[P_REFILL]
+    out[O_RULES + 1] = params[P_HAND] / HAND_SIZE_MAX
+    out[O_RULES + 2] = params[P_PILES] / MAX_PILES
+    out[O_RULES + 3] = params[P_CHIPS_TO_WIN] / 40.0
+    out[O_RULES + 4] = params[P_MIN_EACH] / 20.0
+    out[O_RULES + 5] = params[P_SUPPLY] / 40.0
+    t = view[TURN]
+    w = view[WINDOW]
+    if view[OVER] != 0:
+        out[O_PHASE + 3] = 1.0
+    elif w >= 0:
+        out[O_PHASE + (1 if w == seat else 2)] = 1.0
+        out[O_ASKED + _rel(w, seat, n)] = 1.0
+        out[O_WINDOW_PILE + view[WINDOW_SLOT]] = 1.0
+        out[O_PENDING_DRAW] = view[PENDING_DRAW]
+    else:
+        out[O_PHASE + (0 if t == seat else 2)] = 1.0
+    out[O_TURN + _rel(t, seat, n)] = 1.0
+    out[O_DIR] = 1.0 if view[DIR] == 1 else 0.0
+    out[O_PLAYS] = view[PLAYS] / TURN_PLAY_CAP
+    out[O_PROGRESS] = view[TURNS] / (params[P_ROUND_CAP] * n)
+    for c in range(NCARD):
+        out[O_HAND + c] = view[HAND + seat * NCARD + c] * inv[c]
+    # unseen = deck - everything visible, counted up in O_UNSEEN and scaled at the end
+    for c in range(NCARD):
+        out[O_UNSEEN + c] = _deck_count(n, c) - view[HAND + seat * NCARD + c]
+    for c in range(NUMBER_TYPES):
+        k = view[COMPLETED + c]
+        out[O_COMPLETED + c] = k * inv[c]
+        out[O_UNSEEN + c] -= k
+    for j in range(5):
+        k = view[SPECIAL + j]
+        out[O_SPECIAL + j] = k * inv[SKIP_CARD + j]
+        out[O_UNSEEN + SKIP_CARD + j] -= k
+    hs = params[P_HAND]
+    ctw = params[P_CHIPS_TO_WIN]
+    for s in range(n):
+        r = _rel(s, seat, n)
+        out[O_HAND_N + r] = view[HAND_N + s] / hs
+        out[O_CHIPS + 2 * r] = view[CHIPS + 2 * s] / ctw
+        out[O_CHIPS + 2 * r + 1] = view[CHIPS + 2 * s + 1] / ctw
+        out[O_SKIPS + r] = view[SKIPS + s] / SKIP_SCALE
+        dn = view[DISC_N + s]
+        base = DISC + s * DISC_CAP
+        for i in range(dn):
+            c = view[base + i]
+            out[O_DISC + r * NCARD + c] += inv[c]
+            out[O_UNSEEN + c] -= 1
+        if dn > 0:
+            out[O_DISC_TOP + r * NCARD + view[base + dn - 1]] = 1.0
+        if dn > 1:
+            out[O_DISC_NEXT + r * NCARD + view[base + dn - 2]] = 1.0
+    if params[P_SUPPLY] > 0:
+        out[O_SUPPLY] = view[SUPPLY] / params[P_SUPPLY]
+        out[O_SUPPLY + 1] = view[SUPPLY + 1] / params[P_SUPPLY]
+    ppc = params[P_PILES]
+    for sl in range(2 * MAX_PILES):
+        if sl % MAX_PILES >= ppc:
+            continue
+        top = view[PILE_TOP + sl]
+        wild = view[PILE_WILD + sl]
+        out[O_PILE_TOP + sl * 6 + top] = 1.0
+        cb = (sl // MAX_PILES) * 6
+        for i in range(top):
+            if (wild >> i) & 1:
+                out[O_PILE_WILD + sl * 5 + i] = 1.0
+                out[O_UNSEEN + cb + 5] -= 1
+            else:
+                out[O_UNSEEN + cb + i] -= 1
+    for c in range(NCARD):
+        out[O_UNSEEN + c] *= inv[c]
+    out[O_DRAW_N] = (view[DRAW_LEN] - view[DRAW_POS]) / DECK_MAX
+
+
 # ============================================================================ python side
 def _max_decisions(players: int) -> int:
     # per turn: the plays, a window decision per opponent for every completion (a turn
@@ -838,6 +996,7 @@ INFO = GameInfo(
                  "first to 5 chips with at least 2 of each colour wins; skip, reverse, "
                  "steal-card, steal-chip and the out-of-turn block."),
     truncation_option="round_cap",
+    observation_size=lambda players: OBS_SIZE,
 )
 
 
@@ -987,3 +1146,203 @@ def trace_step(before, action, after, params, players) -> list[str]:
 
 def trace_result(values: dict, players: int) -> dict:
     return {}
+
+
+# ============================================================================ show, render
+# field names of the tokens after each event kind (shared/spec/trace.md); a last name in the
+# plural takes the remaining tokens as a list
+EVENT_FIELDS = {
+    "hand": ("seat", "cards"),
+    "deck": ("cards",),
+    "turn": ("seat",),
+    "draw": ("seat", "cards"),
+    "play": ("seat", "card", "source", "pile", "number"),
+    "complete": ("seat", "pile"),
+    "block": ("seat",),
+    "chip": ("seat", "colour"),
+    "skip": ("seat", "source"),
+    "reverse": ("seat", "source"),
+    "skipped": ("seat",),
+    "steal-card": ("seat", "source", "victim", "card"),
+    "steal-chip": ("seat", "source", "victim", "colour"),
+    "discard": ("seat", "card"),
+    "reshuffle": ("cards",),
+}
+
+
+def _direction(d: int) -> str:
+    return "clockwise" if int(d) == 1 else "anticlockwise"
+
+
+def _pile_cards(slot: int, top: int, wild: int) -> str:
+    col = COLOUR_NAMES[slot // MAX_PILES][0]
+    return " ".join(f"{col}w={i + 1}" if (wild >> i) & 1 else f"{col}{i + 1}" for i in range(top))
+
+
+def _pile_line(state, slot: int) -> str:
+    top = int(state[PILE_TOP + slot])
+    if top == 0:
+        return f"{pile_name(slot)}: empty"
+    return f"{pile_name(slot)}: top {top} ({_pile_cards(slot, top, int(state[PILE_WILD + slot]))})"
+
+
+def _chips_needed(r: int, b: int, params) -> int:
+    need, m = int(params[P_CHIPS_TO_WIN]), int(params[P_MIN_EACH])
+    return max(need - r - b, max(m - r, 0) + max(m - b, 0))
+
+
+def _chip_totals(state, players: int) -> str:
+    return "chips: " + ", ".join(
+        f"seat {s} {int(state[CHIPS + 2 * s])} red + {int(state[CHIPS + 2 * s + 1])} blue"
+        for s in range(players))
+
+
+def _pile_tops(state, params) -> str:
+    ppc = int(params[P_PILES])
+    return "piles: " + ", ".join(
+        f"{pile_name(sl)} {int(state[PILE_TOP + sl]) or '-'}"
+        for col in range(2) for sl in range(col * MAX_PILES, col * MAX_PILES + ppc))
+
+
+def _hand_words(counts) -> str:
+    parts = [CARD_NAMES[c] + (f" x{int(k)}" if k > 1 else "") for c, k in enumerate(counts) if k > 0]
+    return ", ".join(parts) if parts else "(empty)"
+
+
+def render(view, seat, params, players) -> str:
+    """``seat``'s view in words: whose turn and what is to decide, the piles, then every
+    seat's chips, hand (the others' as sizes), discard pile and skips owed."""
+    v = [int(x) for x in view]
+    n = int(players)
+    seat = int(seat)
+    t, w = v[TURN], v[WINDOW]
+    ctw, m = int(params[P_CHIPS_TO_WIN]), int(params[P_MIN_EACH])
+    you = lambda s: f"seat {s}" + (" (you)" if s == seat else "")  # noqa: E731
+    order = [t]
+    for _ in range(n - 1):
+        order.append((order[-1] + v[DIR]) % n)
+    lines = [f"Sequence Stacks, {n} players: seat {seat}'s view"]
+    if v[OVER]:
+        if v[TRUNCATED]:
+            lines.append(f"Game over after {v[TURNS]} turns: truncated by the round cap, no winner")
+        else:
+            lines.append(f"Game over after {v[TURNS]} turns: {you(v[WINNER])} won")
+    else:
+        lines.append(f"Turn {v[TURNS]}: {you(t)} is on turn, {v[PLAYS]} play(s) so far; "
+                     f"play goes {_direction(v[DIR])} ({' -> '.join(map(str, order))})")
+        if w >= 0:
+            lines.append(f"Block window: {you(t)} completed {pile_name(v[WINDOW_SLOT])}; "
+                         f"{you(w)} is asked: block (cancels the chip) or pass")
+        elif v[PLAYS] >= TURN_PLAY_CAP:
+            lines.append(f"{you(t)} to decide: the play cap is reached, only a discard ends the turn")
+        elif v[HAND_N + t] == 0:
+            lines.append(f"{you(t)} to decide: play from the discard pile or end the turn (empty hand)")
+        else:
+            lines.append(f"{you(t)} to decide: play a card or end the turn with a discard")
+    lines.append("Piles:")
+    ppc = int(params[P_PILES])
+    for col in range(2):
+        lines.append("  " + "   ".join(_pile_line(v, col * MAX_PILES + k) for k in range(ppc)))
+    lines.append(f"Chips: {ctw} to win, at least {m} red and {m} blue; "
+                 f"supply {v[SUPPLY]} red, {v[SUPPLY + 1]} blue")
+    for s in range(n):
+        r, b = v[CHIPS + 2 * s], v[CHIPS + 2 * s + 1]
+        need = _chips_needed(r, b, params)
+        if s == seat:
+            hand = f"hand ({v[HAND_N + s]}): " + _hand_words(v[HAND + s * NCARD:HAND + (s + 1) * NCARD])
+        else:
+            hand = f"hand: {v[HAND_N + s]} card{'s' if v[HAND_N + s] != 1 else ''} (hidden)"
+        dn = v[DISC_N + s]
+        disc = (f"discard pile {dn}, top {CARD_NAMES[v[DISC + s * DISC_CAP + dn - 1]]}" if dn
+                else "discard pile empty")
+        line = (f"  {you(s)}: {r} red + {b} blue" + (f" (needs {need} more)" if need else "")
+                + f"; {hand}; {disc}")
+        if v[SKIPS + s]:
+            line += f"; skips pending: loses {v[SKIPS + s]} turn{'s' if v[SKIPS + s] > 1 else ''}"
+        lines.append(line)
+    special = ", ".join(f"{CARD_NAMES[SKIP_CARD + j]} {v[SPECIAL + j]}" for j in range(5) if v[SPECIAL + j])
+    lines.append(f"Draw pile {v[DRAW_LEN] - v[DRAW_POS]} cards; completed stack {v[COMPLETED_N]} cards "
+                 f"(reshuffled {v[RESHUFFLES]}x); out of the game: {special or 'nothing'}")
+    return "\n".join(lines)
+
+
+def _parse(event: str) -> dict:
+    kind, *tokens = event.split(" ")
+    fields = EVENT_FIELDS[kind]
+    vals = [int(x) if x.lstrip("-").isdigit() else x for x in tokens]
+    if fields and fields[-1].endswith("s"):
+        out = dict(zip(fields[:-1], vals))
+        out[fields[-1]] = vals[len(fields) - 1:]
+    else:
+        out = dict(zip(fields, vals))
+    out["event"] = kind
+    return out
+
+
+def describe_step(before, action, after, params, players) -> list[str]:
+    """What one action changed, in words (from its trace events): the pile tops after a
+    play, the chip totals after a chip changes hands, completions and blocks, turn order."""
+    n = int(players)
+    lines: list[str] = []
+    kind = decode(action)[0]
+    completer = int(before[TURN])
+    if kind == "pass":
+        lines.append(f"seat {int(before[WINDOW])} does not block")
+    completed = int(before[WINDOW_SLOT])  # the pile being resolved, -1 none
+    blocked = chips_moved = played = False
+    for e in trace_step(before, action, after, params, n):
+        f = _parse(e)
+        ev, s = f["event"], f.get("seat")
+        if ev == "play":
+            lines.append(f"seat {s} plays {f['card']} from {f['source']} on {f['pile']} as {f['number']}")
+            played = True
+        elif ev == "complete":
+            lines.append(f"seat {s} completes {f['pile']}")
+            colour, k = f["pile"].split(".")
+            completed = COLOUR_NAMES.index(colour) * MAX_PILES + int(k)
+        elif ev == "block":
+            lines.append(f"seat {s} blocks seat {completer}'s completion of {pile_name(completed)}: "
+                         "no chip, the pile goes to the completed stack")
+            blocked = True
+        elif ev == "chip":
+            lines.append(f"seat {s} takes a {f['colour']} chip for {pile_name(completed)}")
+            chips_moved = True
+        elif ev == "skip":
+            lines.append(f"seat {s} plays skip: seat {(s + int(before[DIR])) % n} loses its next turn")
+        elif ev == "reverse":
+            lines.append(f"seat {s} plays reverse: play now goes {_direction(after[DIR])}")
+        elif ev == "skipped":
+            lines.append(f"seat {s} loses this turn to a skip")
+        elif ev == "steal-card":
+            lines.append(f"seat {s} takes {f['card']} from the top of seat {f['victim']}'s discard pile")
+        elif ev == "steal-chip":
+            lines.append(f"seat {s} takes a {f['colour']} chip from seat {f['victim']}")
+            chips_moved = True
+        elif ev == "discard":
+            lines.append(f"seat {s} discards {f['card']} and ends the turn")
+        elif ev == "turn":
+            lines.append(f"seat {s}'s turn")
+        elif ev == "draw":
+            k = len(f["cards"])
+            lines.append(f"seat {s} draws {k} card{'s' if k != 1 else ''}: {' '.join(f['cards'])}")
+        elif ev == "reshuffle":
+            lines.append(f"the completed stack ({len(f['cards'])} cards) becomes the new draw pile")
+    if completed >= 0:
+        if int(after[WINDOW]) >= 0:
+            lines.append(f"block window on {pile_name(completed)}: seat {int(after[WINDOW])} "
+                         "is asked whether to block")
+        elif not blocked and not chips_moved:
+            lines.append(f"no chip for {pile_name(completed)}: the "
+                         f"{COLOUR_NAMES[completed // MAX_PILES]} supply is empty")
+    if played or blocked or (completed >= 0 and int(after[WINDOW]) < 0):
+        lines.append(_pile_tops(after, params))
+    if chips_moved:
+        lines.append(_chip_totals(after, n))
+    if int(after[OVER]) and not int(before[OVER]):
+        if int(after[TRUNCATED]):
+            lines.append(f"the game is truncated: round cap reached after {int(after[TURNS])} turns")
+        else:
+            wn = int(after[WINNER])
+            lines.append(f"seat {wn} wins with {int(after[CHIPS + 2 * wn])} red and "
+                         f"{int(after[CHIPS + 2 * wn + 1])} blue chips")
+    return lines
