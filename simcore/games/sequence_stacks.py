@@ -126,8 +126,7 @@ import numpy as np
 from numba import njit
 
 from simcore.kernel_helpers import mask_to_actions, next_seat, pile_pop, pile_refill, shuffle_range
-from simcore.layout import Column, Columns, Field, Layout, copy_columns
-from simcore.layout import COMMON_COLUMNS
+from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
@@ -1217,7 +1216,10 @@ def render(view, seat, params, players) -> str:
     seat = int(seat)
     t, w = v[TURN], v[WINDOW]
     ctw, m = int(params[P_CHIPS_TO_WIN]), int(params[P_MIN_EACH])
-    you = lambda s: f"seat {s}" + (" (you)" if s == seat else "")  # noqa: E731
+
+    def you(s: int) -> str:
+        return f"seat {s}" + (" (you)" if s == seat else "")
+
     order = [t]
     for _ in range(n - 1):
         order.append((order[-1] + v[DIR]) % n)
