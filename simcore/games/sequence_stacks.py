@@ -30,33 +30,79 @@ Action encoding (NUM_ACTIONS = 156, legal lists ascending)
     154        block (out of turn, in the block window)
     155        pass  (decline to block)
 
-State layout (1-D int64, STATE_SIZE slots, the same for every player count)
-===========================================================================
+State layout (1-D int64, STATE_SIZE slots, the same for every player count; ``LAYOUT``)
+===================================================================================
 ::
 
-    [0]  PLAYERS      [1] OVER        [2] WINNER (-1)   [3] TRUNCATED
-    [4]  TURN (seat on turn)          [5] DIR (+1 clockwise / -1)
-    [6]  TURNS (turns begun)          [7] PLAYS (in-turn plays this turn)
-    [8]  WINDOW (seat asked to block, -1 = no block window open)
-    [9]  WINDOW_SLOT (pile slot of the completion being resolved, -1)
-    [10] PENDING_DRAW (the completing play emptied the hand: draw after the window)
-    [11] DRAW_POS  [12] DRAW_LEN  (draw pile = DRAW[DRAW_POS:DRAW_LEN], top first)
-    [13] COMPLETED_N  [14] RESHUFFLES  [15] RNG (chance stream, simcore.rng)
-    SUPPLY     [16:18]      chips left in the supply, per colour
-    SPECIAL    [18:23]      played action cards (out of the game), per kind
-    COMPLETED  [23:35]      completed stack as counts of the 12 number/wild types
-    PILE_TOP   [35:43]      top number of each pile slot (0 = empty)
-    PILE_WILD  [43:51]      wild-position bitmask of each slot
-    HAND_N     [51:57]      hand sizes (public)
-    HAND_MASK  [57:63]      bit c set when the hand holds card type c
-    DISC_N     [63:69]      personal discard pile sizes
-    SKIPS      [69:75]      turns each seat still has to lose to skips
-    CHIPS      [75:87]      seat * 2 + colour
-    STATS      [87:129]     kind * 6 + seat; kinds: completed, blocked, blocks, skip,
-                            reverse, steal-card, steal-chip
-    HAND       [129:231]    seat * 17 + card type: counts
-    DISC       [231:951]    seat * 120 + i: personal discard stacks (i = 0 bottom)
-    DRAW       [951:1071]   the draw pile array (after a reshuffle it starts at 0)
+    PLAYERS          [0]         player count
+    OVER             [1]         1 once the game has ended
+    WINNER           [2]         the winning seat, -1 none
+    TRUNCATED        [3]         1 if the round cap ended the game
+    TURN             [4]         seat on turn
+    DIR              [5]         +1 clockwise / -1 anticlockwise
+    TURNS            [6]         turns begun (turns lost to skips not counted)
+    PLAYS            [7]         in-turn plays this turn
+    WINDOW           [8]         seat asked to block, -1 = no block window open
+    WINDOW_SLOT      [9]         pile slot of the completion being resolved, -1
+    PENDING_DRAW     [10]        the completing play emptied the hand: draw after the window
+    DRAW_POS         [11]        draw pile = DRAW[DRAW_POS:DRAW_LEN], top first
+    DRAW_LEN         [12]        end of the draw pile in DRAW
+    COMPLETED_N      [13]        cards on the completed stack
+    RESHUFFLES       [14]        times the completed stack became the draw pile
+    RNG              [15]        chance stream (simcore.rng)
+    SUPPLY           [16:18]     chips left in the supply, per colour
+    SPECIAL          [18:23]     played action cards (out of the game), per kind
+    COMPLETED        [23:35]     completed stack as counts of the 12 number/wild types
+    PILE_TOP         [35:43]     top number of each pile slot (0 = empty)
+    PILE_WILD        [43:51]     wild-position bitmask of each slot
+    HAND_N           [51:57]     hand sizes (public)
+    HAND_MASK        [57:63]     bit c set when the hand holds card type c
+    DISC_N           [63:69]     personal discard pile sizes
+    SKIPS            [69:75]     turns each seat still has to lose to skips
+    CHIPS            [75:87]     seat * 2 + colour
+    STAT_COMPLETED   [87:93]     piles completed (blocked ones included)
+    STAT_BLOCKED     [93:99]     own completions blocked
+    STAT_BLOCKS      [99:105]    blocks played
+    STAT_SKIP        [105:111]   skips played
+    STAT_REVERSE     [111:117]   reverses played
+    STAT_STEAL_CARD  [117:123]   steal-cards played
+    STAT_STEAL_CHIP  [123:129]   steal-chips played
+    HAND             [129:231]   seat * 17 + card type: counts
+    DISC             [231:951]   seat * 120 + i: personal discard stacks (i = 0 bottom)
+    DRAW             [951:1071]  the draw pile array (after a reshuffle it starts at 0)
+
+STATS = STAT_COMPLETED: counter kind ``ST_*`` of seat s is ``STATS + kind * MAX_PLAYERS + s``.
+
+Observation (``observation``: OBS_SIZE float64 for every player count; ``OBS``)
+===============================================================================
+Seats are relative to the observer (0 = itself, 1 = the next seat clockwise, ...); rows
+of relative seats >= players stay 0.  "/ copies" divides a count by that card type's
+copies in the deck for the player count (0 for a type the deck lacks)::
+
+    O_PLAYERS       [0:5]       one-hot player count 2..6
+    O_RULES         [5:11]      the options in table order but round_cap, each / its maximum
+    O_PHASE         [11:15]     one-hot: my in-turn play, my block decision, another seat decides, over
+    O_TURN          [15:21]     one-hot relative seat on turn
+    O_ASKED         [21:27]     one-hot relative seat asked to block (all 0: no window)
+    O_WINDOW_PILE   [27:35]     one-hot pile slot whose completion is resolved
+    O_PENDING_DRAW  [35]        the completer draws hand_size after the window
+    O_DIR           [36]        1 clockwise, 0 anticlockwise
+    O_PLAYS         [37]        plays this turn / TURN_PLAY_CAP
+    O_PROGRESS      [38]        turns / (round_cap x players): nearness of truncation
+    O_HAND          [39:56]     own hand: count of each card type / copies
+    O_HAND_N        [56:62]     hand size / hand_size, per relative seat
+    O_CHIPS         [62:74]     relative seat * 2 + colour: chips / chips_to_win
+    O_SUPPLY        [74:76]     chips left in the supply / chip_supply, per colour
+    O_SKIPS         [76:82]     turns still to lose to skips / 3, per relative seat
+    O_PILE_TOP      [82:130]    slot * 6 + top: one-hot top 0..5 of each slot in use
+    O_PILE_WILD     [130:170]   slot * 5 + i: number i + 1 of the pile is a wild
+    O_DISC_TOP      [170:272]   relative seat * 17 + card: one-hot discard top
+    O_DISC_NEXT     [272:374]   the same for the card under the top
+    O_DISC          [374:476]   relative seat * 17 + card: discard pile counts / copies
+    O_COMPLETED     [476:488]   completed stack counts / copies
+    O_SPECIAL       [488:493]   action cards out of the game, per kind / copies
+    O_UNSEEN        [493:510]   cards in other hands or the draw pile / copies
+    O_DRAW_N        [510]       draw pile size / 120
 
 Decisions and safeguards
 ========================
@@ -79,6 +125,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simcore.kernel_helpers import mask_to_actions, next_seat, pile_pop, pile_refill, shuffle_range
+from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
@@ -143,33 +191,6 @@ NUM_ACTIONS = 156
 PLAYS_PER_SOURCE = NUMBER_TYPES * MAX_PILES  # 48
 
 # ---------------------------------------------------------------------------- state
-PLAYERS = 0
-OVER = 1
-WINNER = 2
-TRUNCATED = 3
-TURN = 4
-DIR = 5
-TURNS = 6
-PLAYS = 7
-WINDOW = 8
-WINDOW_SLOT = 9
-PENDING_DRAW = 10
-DRAW_POS = 11
-DRAW_LEN = 12
-COMPLETED_N = 13
-RESHUFFLES = 14
-RNG = 15
-SUPPLY = 16
-SPECIAL = 18
-COMPLETED = 23
-PILE_TOP = 35
-PILE_WILD = PILE_TOP + 2 * MAX_PILES  # 43
-HAND_N = PILE_WILD + 2 * MAX_PILES  # 51
-HAND_MASK = HAND_N + MAX_PLAYERS  # 57
-DISC_N = HAND_MASK + MAX_PLAYERS  # 63
-SKIPS = DISC_N + MAX_PLAYERS  # 69
-CHIPS = SKIPS + MAX_PLAYERS  # 75
-STATS = CHIPS + 2 * MAX_PLAYERS  # 87
 ST_COMPLETED = 0
 ST_BLOCKED = 1
 ST_BLOCKS = 2
@@ -178,24 +199,127 @@ ST_REVERSE = 4
 ST_STEAL_CARD = 5
 ST_STEAL_CHIP = 6
 N_STATS = 7
-HAND = STATS + N_STATS * MAX_PLAYERS  # 129
 DISC_CAP = DECK_MAX
-DISC = HAND + NCARD * MAX_PLAYERS  # 231
-DRAW = DISC + DISC_CAP * MAX_PLAYERS  # 951
-STATE_SIZE = DRAW + DECK_MAX  # 1071
+
+LAYOUT = Layout(
+    Field("PLAYERS", 1, "player count"),
+    Field("OVER", 1, "1 once the game has ended"),
+    Field("WINNER", 1, "the winning seat, -1 none"),
+    Field("TRUNCATED", 1, "1 if the round cap ended the game"),
+    Field("TURN", 1, "seat on turn"),
+    Field("DIR", 1, "+1 clockwise / -1 anticlockwise"),
+    Field("TURNS", 1, "turns begun (turns lost to skips not counted)"),
+    Field("PLAYS", 1, "in-turn plays this turn"),
+    Field("WINDOW", 1, "seat asked to block, -1 = no block window open"),
+    Field("WINDOW_SLOT", 1, "pile slot of the completion being resolved, -1"),
+    Field("PENDING_DRAW", 1, "the completing play emptied the hand: draw after the window"),
+    Field("DRAW_POS", 1, "draw pile = DRAW[DRAW_POS:DRAW_LEN], top first"),
+    Field("DRAW_LEN", 1, "end of the draw pile in DRAW"),
+    Field("COMPLETED_N", 1, "cards on the completed stack"),
+    Field("RESHUFFLES", 1, "times the completed stack became the draw pile"),
+    Field("RNG", 1, "chance stream (simcore.rng)"),
+    Field("SUPPLY", 2, "chips left in the supply, per colour"),
+    Field("SPECIAL", 5, "played action cards (out of the game), per kind"),
+    Field("COMPLETED", NUMBER_TYPES, "completed stack as counts of the 12 number/wild types"),
+    Field("PILE_TOP", 2 * MAX_PILES, "top number of each pile slot (0 = empty)"),
+    Field("PILE_WILD", 2 * MAX_PILES, "wild-position bitmask of each slot"),
+    Field("HAND_N", MAX_PLAYERS, "hand sizes (public)"),
+    Field("HAND_MASK", MAX_PLAYERS, "bit c set when the hand holds card type c"),
+    Field("DISC_N", MAX_PLAYERS, "personal discard pile sizes"),
+    Field("SKIPS", MAX_PLAYERS, "turns each seat still has to lose to skips"),
+    Field("CHIPS", 2 * MAX_PLAYERS, "seat * 2 + colour"),
+    # the per-seat counters, kind ST_* at STATS + kind * MAX_PLAYERS (consecutive)
+    Field("STAT_COMPLETED", MAX_PLAYERS, "piles completed (blocked ones included)"),
+    Field("STAT_BLOCKED", MAX_PLAYERS, "own completions blocked"),
+    Field("STAT_BLOCKS", MAX_PLAYERS, "blocks played"),
+    Field("STAT_SKIP", MAX_PLAYERS, "skips played"),
+    Field("STAT_REVERSE", MAX_PLAYERS, "reverses played"),
+    Field("STAT_STEAL_CARD", MAX_PLAYERS, "steal-cards played"),
+    Field("STAT_STEAL_CHIP", MAX_PLAYERS, "steal-chips played"),
+    Field("HAND", NCARD * MAX_PLAYERS, "seat * 17 + card type: counts"),
+    Field("DISC", DISC_CAP * MAX_PLAYERS, "seat * 120 + i: personal discard stacks (i = 0 bottom)"),
+    Field("DRAW", DECK_MAX, "the draw pile array (after a reshuffle it starts at 0)"),
+)
+LAYOUT.export(globals())
+STATS = STAT_COMPLETED  # noqa: F821 (exported by LAYOUT)
+assert [LAYOUT.offsets[f"STAT_{k}"] for k in ("COMPLETED", "BLOCKED", "BLOCKS", "SKIP", "REVERSE",
+                                             "STEAL_CARD", "STEAL_CHIP")] == \
+    [STATS + k * MAX_PLAYERS for k in range(N_STATS)]
+
+# result columns (a column with a field is copied from it by ``copy_columns``)
+_score, _win, _truncated, _turns = COMMON_COLUMNS
+COLUMNS = Columns(
+    LAYOUT,
+    Column("red", "red chips the seat holds at the end", per_seat=True, field="CHIPS", stride=2),
+    # blue sits one slot into CHIPS, which a Column cannot say: summarize writes it
+    Column("blue", "blue chips the seat holds at the end", per_seat=True),
+    Column("completed", "piles the seat completed by playing their 5th card, blocked ones "
+           "included", per_seat=True, field="STAT_COMPLETED"),
+    Column("blocked", "of the seat's completions, those an opponent's block cancelled (no chip)",
+           per_seat=True, field="STAT_BLOCKED"),
+    Column("blocks", "block cards the seat played out of turn against others' completions",
+           per_seat=True, field="STAT_BLOCKS"),
+    Column("skip", "skip cards the seat played", per_seat=True, field="STAT_SKIP"),
+    Column("reverse", "reverse cards the seat played", per_seat=True, field="STAT_REVERSE"),
+    Column("steal_card", "steal-card cards the seat played", per_seat=True, field="STAT_STEAL_CARD"),
+    Column("steal_chip", "steal-chip cards the seat played", per_seat=True, field="STAT_STEAL_CHIP"),
+    Column("reshuffles", "times the draw pile ran out and the completed stack was shuffled "
+           "into a new one", field="RESHUFFLES"),
+    common=(
+        Column(_score.name, "chips the seat holds at the end (red + blue)", per_seat=True),
+        _win,
+        Column(_truncated.name, "1 if the round cap ended the game (round_cap x players turns "
+               "played) before anyone won", field="TRUNCATED"),
+        Column(_turns.name, "turns begun by all seats together, the one the game ended in "
+               "included; turns lost to skips are not counted", field="TURNS"),
+    ),
+)
+# observation vector (float64, OBS_SIZE for every player count; seats relative to the
+# observer: r = 0 is the observer, r = 1 the next seat clockwise, ...; rows r >= players
+# stay 0).  "/ copies" = divided by that card type's copies in the deck for the count.
+OBS = Layout(
+    Field("O_PLAYERS", MAX_PLAYERS - 1, "one-hot player count 2..6"),
+    Field("O_RULES", 6, "the options in table order but round_cap, each / its maximum"),
+    Field("O_PHASE", 4, "one-hot: my in-turn play, my block decision, another seat decides, over"),
+    Field("O_TURN", MAX_PLAYERS, "one-hot relative seat on turn"),
+    Field("O_ASKED", MAX_PLAYERS, "one-hot relative seat asked to block (all 0: no window)"),
+    Field("O_WINDOW_PILE", 2 * MAX_PILES, "one-hot pile slot whose completion is resolved"),
+    Field("O_PENDING_DRAW", 1, "the completer draws hand_size after the window"),
+    Field("O_DIR", 1, "1 clockwise, 0 anticlockwise"),
+    Field("O_PLAYS", 1, "plays this turn / TURN_PLAY_CAP"),
+    Field("O_PROGRESS", 1, "turns / (round_cap x players): nearness of truncation"),
+    Field("O_HAND", NCARD, "own hand: count of each card type / copies"),
+    Field("O_HAND_N", MAX_PLAYERS, "hand size / hand_size, per relative seat"),
+    Field("O_CHIPS", 2 * MAX_PLAYERS, "relative seat * 2 + colour: chips / chips_to_win"),
+    Field("O_SUPPLY", 2, "chips left in the supply / chip_supply, per colour"),
+    Field("O_SKIPS", MAX_PLAYERS, "turns still to lose to skips / 3, per relative seat"),
+    Field("O_PILE_TOP", 2 * MAX_PILES * 6, "slot * 6 + top: one-hot top 0..5 of each slot in use"),
+    Field("O_PILE_WILD", 2 * MAX_PILES * 5, "slot * 5 + i: number i + 1 of the pile is a wild"),
+    Field("O_DISC_TOP", MAX_PLAYERS * NCARD, "relative seat * 17 + card: one-hot discard top"),
+    Field("O_DISC_NEXT", MAX_PLAYERS * NCARD, "the same for the card under the top"),
+    Field("O_DISC", MAX_PLAYERS * NCARD, "relative seat * 17 + card: discard pile counts / copies"),
+    Field("O_COMPLETED", NUMBER_TYPES, "completed stack counts / copies"),
+    Field("O_SPECIAL", 5, "action cards out of the game, per kind / copies"),
+    Field("O_UNSEEN", NCARD, "cards in other hands or the draw pile / copies"),
+    Field("O_DRAW_N", 1, "draw pile size / 120"),
+    size_name="OBS_SIZE",
+)
+OBS.export(globals())
+SKIP_SCALE = 3.0  # a seat can owe at most the deck's three skips
+
+
+# 1 / copies in the deck per player count, 0 for a type the deck lacks (two players: reverse)
+INV_COPIES = np.array([[1.0 / k if k else 0.0 for k in (DECK_TWO if n == 2 else DECK_FULL)]
+                       for n in range(MAX_PLAYERS + 1)])
+
+PLANS = COLUMNS.plans(MAX_PLAYERS)
+# row positions of the computed columns, per player count
+SCORE_AT = np.array([COLUMNS.index("score", n) for n in range(MAX_PLAYERS + 1)], np.int64)
+WIN_AT = np.array([COLUMNS.index("win", n) for n in range(MAX_PLAYERS + 1)], np.int64)
+BLUE_AT = np.array([COLUMNS.index("blue", n) for n in range(MAX_PLAYERS + 1)], np.int64)
 
 
 # ============================================================================ helpers
-@njit(cache=True, inline="always")
-def _step(x, d, n):
-    x += d
-    if x < 0:
-        x += n
-    elif x >= n:
-        x -= n
-    return x
-
-
 @njit(cache=True, inline="always")
 def _hand_add(state, s, c):
     state[HAND + s * NCARD + c] += 1
@@ -238,6 +362,13 @@ def _take(state, s, src, c):
 
 
 @njit(cache=True, inline="always")
+def _rel(s, seat, n):
+    """Seat ``s`` counted clockwise from ``seat`` (0 = ``seat`` itself)."""
+    r = s - seat
+    return r + n if r < 0 else r
+
+
+@njit(cache=True, inline="always")
 def _wins(r, b, params):
     m = params[P_MIN_EACH]
     return r + b >= params[P_CHIPS_TO_WIN] and r >= m and b >= m
@@ -253,17 +384,6 @@ def _deck_count(players, c):
     return 4 if c == STEAL_CHIP_CARD else 3
 
 
-@njit(cache=True, inline="always")
-def _shuffle_range(slots, i, arr, lo, n):
-    """Fisher-Yates shuffle of ``arr[lo:lo+n]`` with stream ``slots[i]`` (as
-    ``simcore.rng.shuffle``, without making a slice)."""
-    for j in range(n - 1, 0, -1):
-        k = below(slots, i, j + 1)
-        t = arr[lo + j]
-        arr[lo + j] = arr[lo + k]
-        arr[lo + k] = t
-
-
 @njit(cache=True)
 def _reshuffle(state):
     n = 0
@@ -273,23 +393,20 @@ def _reshuffle(state):
             n += 1
         state[COMPLETED + t] = 0
     state[COMPLETED_N] = 0
-    _shuffle_range(state, RNG, state, DRAW, n)
-    state[DRAW_POS] = 0
-    state[DRAW_LEN] = n
+    pile_refill(state, RNG, DRAW, n, DRAW_POS, DRAW_LEN)
     state[RESHUFFLES] += 1
 
 
 @njit(cache=True)
 def _draw(state, s, count):
     for _ in range(count):
-        pos = state[DRAW_POS]
-        if pos == state[DRAW_LEN]:
+        c = pile_pop(state, DRAW, DRAW_POS, DRAW_LEN)
+        if c < 0:
             if state[COMPLETED_N] == 0:
                 return
             _reshuffle(state)
-            pos = 0
-        _hand_add(state, s, state[DRAW + pos])
-        state[DRAW_POS] = pos + 1
+            c = pile_pop(state, DRAW, DRAW_POS, DRAW_LEN)
+        _hand_add(state, s, c)
 
 
 @njit(cache=True)
@@ -316,7 +433,7 @@ def _end_turn(state, params):
     d = state[DIR]
     x = state[TURN]
     while True:
-        x = _step(x, d, n)
+        x = next_seat(x, d, n)
         if state[SKIPS + x] > 0:
             state[SKIPS + x] -= 1
         else:
@@ -330,7 +447,7 @@ def _next_holder(state, after, completer, n, d):
     holds a block in hand, or -1."""
     x = after
     while True:
-        x = _step(x, d, n)
+        x = next_seat(x, d, n)
         if x == completer:
             return -1
         if state[HAND + x * NCARD + BLOCK_CARD] > 0:
@@ -391,13 +508,11 @@ def init(state, params, players, chance_key):
         for _ in range(_deck_count(players, c)):
             state[DRAW + n] = c
             n += 1
-    _shuffle_range(state, RNG, state, DRAW, n)
-    state[DRAW_LEN] = n
+    pile_refill(state, RNG, DRAW, n, DRAW_POS, DRAW_LEN)
     hs = params[P_HAND]
     for s in range(players):
-        for j in range(hs):
-            _hand_add(state, s, state[DRAW + s * hs + j])
-    state[DRAW_POS] = players * hs
+        for _ in range(hs):
+            _hand_add(state, s, pile_pop(state, DRAW, DRAW_POS, DRAW_LEN))
     _begin_turn(state, params, state[TURN])  # seat 0 (not a literal: one specialisation)
 
 
@@ -504,14 +619,13 @@ def _scan(state, params, out, k):
                 base = A_DISCARD
                 cand = hm
             group = 10
-        while cand != 0:
-            a = base + lowest_bit_index(cand)
-            cand &= cand - 1
-            if k < 0:
-                out[idx] = a
-            elif idx == k:
-                return a
-            idx += 1
+        if k < 0:
+            idx = mask_to_actions(cand, base, out, idx)
+        else:
+            m = popcount(cand)
+            if k < idx + m:
+                return base + kth_set_bit(cand, k - idx)
+            idx += m
     return idx
 
 
@@ -659,7 +773,7 @@ def apply(state, params, action):
         stat = ST_STEAL_CHIP if c == STEAL_CHIP_CARD else ST_SKIP + c - SKIP_CARD
         state[STATS + stat * MAX_PLAYERS + s] += 1
         if c == SKIP_CARD:
-            state[SKIPS + _step(s, state[DIR], state[PLAYERS])] += 1
+            state[SKIPS + next_seat(s, state[DIR], state[PLAYERS])] += 1
         elif c == REVERSE_CARD:
             state[DIR] = -state[DIR]
         elif c == STEAL_CARD_CARD:
@@ -675,22 +789,31 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def summarize(state, params, players, row):
-    n = players
+    copy_columns(state, players, row, PLANS[players])
     w = state[WINNER]
-    for s in range(n):
-        row[s] = state[CHIPS + 2 * s] + state[CHIPS + 2 * s + 1]
-        row[n + s] = 1 if w == s else 0
-    row[2 * n] = state[TRUNCATED]
-    row[2 * n + 1] = state[TURNS]
-    base = 2 * n + 2
-    for s in range(n):
-        row[base + s] = state[CHIPS + 2 * s]
-        row[base + n + s] = state[CHIPS + 2 * s + 1]
-    base += 2 * n
-    for kind in range(N_STATS):
-        for s in range(n):
-            row[base + kind * n + s] = state[STATS + kind * MAX_PLAYERS + s]
-    row[base + N_STATS * n] = state[RESHUFFLES]
+    score = SCORE_AT[players]
+    win = WIN_AT[players]
+    blue = BLUE_AT[players]
+    for s in range(players):
+        r = state[CHIPS + 2 * s]
+        b = state[CHIPS + 2 * s + 1]
+        row[score + s] = r + b
+        row[win + s] = 1 if w == s else 0
+        row[blue + s] = b
+
+
+@njit(cache=True)
+def returns(state, params, players, out):
+    """Win 1 (a single winner: chips are never shared), truncated 1/players each."""
+    for s in range(players):
+        out[s] = 0.0
+    if state[OVER] == 0:
+        return
+    if state[TRUNCATED] != 0:
+        for s in range(players):
+            out[s] = 1.0 / players
+    elif state[WINNER] >= 0:
+        out[state[WINNER]] = 1.0
 
 
 @njit(cache=True)
@@ -715,7 +838,7 @@ def determinize(view, params, player, rng, slot, out):
     n = view[PLAYERS]
     # unseen cards = deck - own hand - discards - piles - completed stack - special
     # pile, counted in the hand row of another seat (all other hands are rebuilt below)
-    cnt = HAND + _step(player, 1, n) * NCARD
+    cnt = HAND + next_seat(player, 1, n) * NCARD
     for c in range(NCARD):
         out[cnt + c] = _deck_count(n, c) - view[HAND + player * NCARD + c]
     for c in range(NUMBER_TYPES):
@@ -741,7 +864,7 @@ def determinize(view, params, player, rng, slot, out):
         for _ in range(k):
             out[DRAW + u] = c
             u += 1
-    _shuffle_range(rng, slot, out, DRAW, u)
+    shuffle_range(rng, slot, out, DRAW, u)
     # the other hands take cards from the end, the rest is the draw pile
     end = u
     for s in range(n):
@@ -764,16 +887,89 @@ def determinize(view, params, player, rng, slot, out):
     out[RNG] = np.int64(next_u64(rng, slot))
 
 
+@njit(cache=True)
+def observation(view, params, seat, out):
+    """The ``OBS`` vector of ``seat`` from its view (never a hidden slot)."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    n = view[PLAYERS]
+    inv = INV_COPIES[n]
+    out[O_PLAYERS + n - 2] = 1.0
+    out[O_RULES] = params[P_REFILL]
+    out[O_RULES + 1] = params[P_HAND] / HAND_SIZE_MAX
+    out[O_RULES + 2] = params[P_PILES] / MAX_PILES
+    out[O_RULES + 3] = params[P_CHIPS_TO_WIN] / 40.0
+    out[O_RULES + 4] = params[P_MIN_EACH] / 20.0
+    out[O_RULES + 5] = params[P_SUPPLY] / 40.0
+    t = view[TURN]
+    w = view[WINDOW]
+    if view[OVER] != 0:
+        out[O_PHASE + 3] = 1.0
+    elif w >= 0:
+        out[O_PHASE + (1 if w == seat else 2)] = 1.0
+        out[O_ASKED + _rel(w, seat, n)] = 1.0
+        out[O_WINDOW_PILE + view[WINDOW_SLOT]] = 1.0
+        out[O_PENDING_DRAW] = view[PENDING_DRAW]
+    else:
+        out[O_PHASE + (0 if t == seat else 2)] = 1.0
+    out[O_TURN + _rel(t, seat, n)] = 1.0
+    out[O_DIR] = 1.0 if view[DIR] == 1 else 0.0
+    out[O_PLAYS] = view[PLAYS] / TURN_PLAY_CAP
+    out[O_PROGRESS] = view[TURNS] / (params[P_ROUND_CAP] * n)
+    for c in range(NCARD):
+        out[O_HAND + c] = view[HAND + seat * NCARD + c] * inv[c]
+    # unseen = deck - everything visible, counted up in O_UNSEEN and scaled at the end
+    for c in range(NCARD):
+        out[O_UNSEEN + c] = _deck_count(n, c) - view[HAND + seat * NCARD + c]
+    for c in range(NUMBER_TYPES):
+        k = view[COMPLETED + c]
+        out[O_COMPLETED + c] = k * inv[c]
+        out[O_UNSEEN + c] -= k
+    for j in range(5):
+        k = view[SPECIAL + j]
+        out[O_SPECIAL + j] = k * inv[SKIP_CARD + j]
+        out[O_UNSEEN + SKIP_CARD + j] -= k
+    hs = params[P_HAND]
+    ctw = params[P_CHIPS_TO_WIN]
+    for s in range(n):
+        r = _rel(s, seat, n)
+        out[O_HAND_N + r] = view[HAND_N + s] / hs
+        out[O_CHIPS + 2 * r] = view[CHIPS + 2 * s] / ctw
+        out[O_CHIPS + 2 * r + 1] = view[CHIPS + 2 * s + 1] / ctw
+        out[O_SKIPS + r] = view[SKIPS + s] / SKIP_SCALE
+        dn = view[DISC_N + s]
+        base = DISC + s * DISC_CAP
+        for i in range(dn):
+            c = view[base + i]
+            out[O_DISC + r * NCARD + c] += inv[c]
+            out[O_UNSEEN + c] -= 1
+        if dn > 0:
+            out[O_DISC_TOP + r * NCARD + view[base + dn - 1]] = 1.0
+        if dn > 1:
+            out[O_DISC_NEXT + r * NCARD + view[base + dn - 2]] = 1.0
+    if params[P_SUPPLY] > 0:
+        out[O_SUPPLY] = view[SUPPLY] / params[P_SUPPLY]
+        out[O_SUPPLY + 1] = view[SUPPLY + 1] / params[P_SUPPLY]
+    ppc = params[P_PILES]
+    for sl in range(2 * MAX_PILES):
+        if sl % MAX_PILES >= ppc:
+            continue
+        top = view[PILE_TOP + sl]
+        wild = view[PILE_WILD + sl]
+        out[O_PILE_TOP + sl * 6 + top] = 1.0
+        cb = (sl // MAX_PILES) * 6
+        for i in range(top):
+            if (wild >> i) & 1:
+                out[O_PILE_WILD + sl * 5 + i] = 1.0
+                out[O_UNSEEN + cb + 5] -= 1
+            else:
+                out[O_UNSEEN + cb + i] -= 1
+    for c in range(NCARD):
+        out[O_UNSEEN + c] *= inv[c]
+    out[O_DRAW_N] = (view[DRAW_LEN] - view[DRAW_POS]) / DECK_MAX
+
+
 # ============================================================================ python side
-def _extra_columns(players: int) -> list[str]:
-    seats = range(players)
-    cols: list[str] = []
-    for kind in ("red", "blue", "completed", "blocked", "blocks", "skip", "reverse",
-                 "steal_card", "steal_chip"):
-        cols += [f"{kind}_{s}" for s in seats]
-    return cols + ["reshuffles"]
-
-
 def _max_decisions(players: int) -> int:
     # per turn: the plays, a window decision per opponent for every completion (a turn
     # completes at most (plays + cards already on the piles) / 5 piles), the discard
@@ -790,7 +986,8 @@ INFO = GameInfo(
     options=OPTIONS,
     num_actions=NUM_ACTIONS,
     state_size=lambda players: STATE_SIZE,
-    extra_columns=_extra_columns,
+    extra_columns=COLUMNS.extra_names,
+    column_docs=tuple(COLUMNS.docs()),
     max_decisions=_max_decisions,
     scratch_size=NUM_ACTIONS,
     rate_columns=("turns",),
@@ -798,6 +995,7 @@ INFO = GameInfo(
                  "first to 5 chips with at least 2 of each colour wins; skip, reverse, "
                  "steal-card, steal-chip and the out-of-turn block."),
     truncation_option="round_cap",
+    observation_size=lambda players: OBS_SIZE,
 )
 
 
@@ -947,3 +1145,206 @@ def trace_step(before, action, after, params, players) -> list[str]:
 
 def trace_result(values: dict, players: int) -> dict:
     return {}
+
+
+# ============================================================================ show, render
+# field names of the tokens after each event kind (shared/spec/trace.md); a last name in the
+# plural takes the remaining tokens as a list
+EVENT_FIELDS = {
+    "hand": ("seat", "cards"),
+    "deck": ("cards",),
+    "turn": ("seat",),
+    "draw": ("seat", "cards"),
+    "play": ("seat", "card", "source", "pile", "number"),
+    "complete": ("seat", "pile"),
+    "block": ("seat",),
+    "chip": ("seat", "colour"),
+    "skip": ("seat", "source"),
+    "reverse": ("seat", "source"),
+    "skipped": ("seat",),
+    "steal-card": ("seat", "source", "victim", "card"),
+    "steal-chip": ("seat", "source", "victim", "colour"),
+    "discard": ("seat", "card"),
+    "reshuffle": ("cards",),
+}
+
+
+def _direction(d: int) -> str:
+    return "clockwise" if int(d) == 1 else "anticlockwise"
+
+
+def _pile_cards(slot: int, top: int, wild: int) -> str:
+    col = COLOUR_NAMES[slot // MAX_PILES][0]
+    return " ".join(f"{col}w={i + 1}" if (wild >> i) & 1 else f"{col}{i + 1}" for i in range(top))
+
+
+def _pile_line(state, slot: int) -> str:
+    top = int(state[PILE_TOP + slot])
+    if top == 0:
+        return f"{pile_name(slot)}: empty"
+    return f"{pile_name(slot)}: top {top} ({_pile_cards(slot, top, int(state[PILE_WILD + slot]))})"
+
+
+def _chips_needed(r: int, b: int, params) -> int:
+    need, m = int(params[P_CHIPS_TO_WIN]), int(params[P_MIN_EACH])
+    return max(need - r - b, max(m - r, 0) + max(m - b, 0))
+
+
+def _chip_totals(state, players: int) -> str:
+    return "chips: " + ", ".join(
+        f"seat {s} {int(state[CHIPS + 2 * s])} red + {int(state[CHIPS + 2 * s + 1])} blue"
+        for s in range(players))
+
+
+def _pile_tops(state, params) -> str:
+    ppc = int(params[P_PILES])
+    return "piles: " + ", ".join(
+        f"{pile_name(sl)} {int(state[PILE_TOP + sl]) or '-'}"
+        for col in range(2) for sl in range(col * MAX_PILES, col * MAX_PILES + ppc))
+
+
+def _hand_words(counts) -> str:
+    parts = [CARD_NAMES[c] + (f" x{int(k)}" if k > 1 else "") for c, k in enumerate(counts) if k > 0]
+    return ", ".join(parts) if parts else "(empty)"
+
+
+def render(view, seat, params, players) -> str:
+    """``seat``'s view in words: whose turn and what is to decide, the piles, then every
+    seat's chips, hand (the others' as sizes), discard pile and skips owed."""
+    v = [int(x) for x in view]
+    n = int(players)
+    seat = int(seat)
+    t, w = v[TURN], v[WINDOW]
+    ctw, m = int(params[P_CHIPS_TO_WIN]), int(params[P_MIN_EACH])
+
+    def you(s: int) -> str:
+        return f"seat {s}" + (" (you)" if s == seat else "")
+
+    order = [t]
+    for _ in range(n - 1):
+        order.append((order[-1] + v[DIR]) % n)
+    lines = [f"Sequence Stacks, {n} players: seat {seat}'s view"]
+    if v[OVER]:
+        if v[TRUNCATED]:
+            lines.append(f"Game over after {v[TURNS]} turns: truncated by the round cap, no winner")
+        else:
+            lines.append(f"Game over after {v[TURNS]} turns: {you(v[WINNER])} won")
+    else:
+        lines.append(f"Turn {v[TURNS]}: {you(t)} is on turn, {v[PLAYS]} play(s) so far; "
+                     f"play goes {_direction(v[DIR])} ({' -> '.join(map(str, order))})")
+        if w >= 0:
+            lines.append(f"Block window: {you(t)} completed {pile_name(v[WINDOW_SLOT])}; "
+                         f"{you(w)} is asked: block (cancels the chip) or pass")
+        elif v[PLAYS] >= TURN_PLAY_CAP:
+            lines.append(f"{you(t)} to decide: the play cap is reached, only a discard ends the turn")
+        elif v[HAND_N + t] == 0:
+            lines.append(f"{you(t)} to decide: play from the discard pile or end the turn (empty hand)")
+        else:
+            lines.append(f"{you(t)} to decide: play a card or end the turn with a discard")
+    lines.append("Piles:")
+    ppc = int(params[P_PILES])
+    for col in range(2):
+        lines.append("  " + "   ".join(_pile_line(v, col * MAX_PILES + k) for k in range(ppc)))
+    lines.append(f"Chips: {ctw} to win, at least {m} red and {m} blue; "
+                 f"supply {v[SUPPLY]} red, {v[SUPPLY + 1]} blue")
+    for s in range(n):
+        r, b = v[CHIPS + 2 * s], v[CHIPS + 2 * s + 1]
+        need = _chips_needed(r, b, params)
+        if s == seat:
+            hand = f"hand ({v[HAND_N + s]}): " + _hand_words(v[HAND + s * NCARD:HAND + (s + 1) * NCARD])
+        else:
+            hand = f"hand: {v[HAND_N + s]} card{'s' if v[HAND_N + s] != 1 else ''} (hidden)"
+        dn = v[DISC_N + s]
+        disc = (f"discard pile {dn}, top {CARD_NAMES[v[DISC + s * DISC_CAP + dn - 1]]}" if dn
+                else "discard pile empty")
+        line = (f"  {you(s)}: {r} red + {b} blue" + (f" (needs {need} more)" if need else "")
+                + f"; {hand}; {disc}")
+        if v[SKIPS + s]:
+            line += f"; skips pending: loses {v[SKIPS + s]} turn{'s' if v[SKIPS + s] > 1 else ''}"
+        lines.append(line)
+    special = ", ".join(f"{CARD_NAMES[SKIP_CARD + j]} {v[SPECIAL + j]}" for j in range(5) if v[SPECIAL + j])
+    lines.append(f"Draw pile {v[DRAW_LEN] - v[DRAW_POS]} cards; completed stack {v[COMPLETED_N]} cards "
+                 f"(reshuffled {v[RESHUFFLES]}x); out of the game: {special or 'nothing'}")
+    return "\n".join(lines)
+
+
+def _parse(event: str) -> dict:
+    kind, *tokens = event.split(" ")
+    fields = EVENT_FIELDS[kind]
+    vals = [int(x) if x.lstrip("-").isdigit() else x for x in tokens]
+    if fields and fields[-1].endswith("s"):
+        out = dict(zip(fields[:-1], vals))
+        out[fields[-1]] = vals[len(fields) - 1:]
+    else:
+        out = dict(zip(fields, vals))
+    out["event"] = kind
+    return out
+
+
+def describe_step(before, action, after, params, players) -> list[str]:
+    """What one action changed, in words (from its trace events): the pile tops after a
+    play, the chip totals after a chip changes hands, completions and blocks, turn order."""
+    n = int(players)
+    lines: list[str] = []
+    kind = decode(action)[0]
+    completer = int(before[TURN])
+    if kind == "pass":
+        lines.append(f"seat {int(before[WINDOW])} does not block")
+    completed = int(before[WINDOW_SLOT])  # the pile being resolved, -1 none
+    blocked = chips_moved = played = False
+    for e in trace_step(before, action, after, params, n):
+        f = _parse(e)
+        ev, s = f["event"], f.get("seat")
+        if ev == "play":
+            lines.append(f"seat {s} plays {f['card']} from {f['source']} on {f['pile']} as {f['number']}")
+            played = True
+        elif ev == "complete":
+            lines.append(f"seat {s} completes {f['pile']}")
+            colour, k = f["pile"].split(".")
+            completed = COLOUR_NAMES.index(colour) * MAX_PILES + int(k)
+        elif ev == "block":
+            lines.append(f"seat {s} blocks seat {completer}'s completion of {pile_name(completed)}: "
+                         "no chip, the pile goes to the completed stack")
+            blocked = True
+        elif ev == "chip":
+            lines.append(f"seat {s} takes a {f['colour']} chip for {pile_name(completed)}")
+            chips_moved = True
+        elif ev == "skip":
+            lines.append(f"seat {s} plays skip: seat {(s + int(before[DIR])) % n} loses its next turn")
+        elif ev == "reverse":
+            lines.append(f"seat {s} plays reverse: play now goes {_direction(after[DIR])}")
+        elif ev == "skipped":
+            lines.append(f"seat {s} loses this turn to a skip")
+        elif ev == "steal-card":
+            lines.append(f"seat {s} takes {f['card']} from the top of seat {f['victim']}'s discard pile")
+        elif ev == "steal-chip":
+            lines.append(f"seat {s} takes a {f['colour']} chip from seat {f['victim']}")
+            chips_moved = True
+        elif ev == "discard":
+            lines.append(f"seat {s} discards {f['card']} and ends the turn")
+        elif ev == "turn":
+            lines.append(f"seat {s}'s turn")
+        elif ev == "draw":
+            k = len(f["cards"])
+            lines.append(f"seat {s} draws {k} card{'s' if k != 1 else ''}: {' '.join(f['cards'])}")
+        elif ev == "reshuffle":
+            lines.append(f"the completed stack ({len(f['cards'])} cards) becomes the new draw pile")
+    if completed >= 0:
+        if int(after[WINDOW]) >= 0:
+            lines.append(f"block window on {pile_name(completed)}: seat {int(after[WINDOW])} "
+                         "is asked whether to block")
+        elif not blocked and not chips_moved:
+            lines.append(f"no chip for {pile_name(completed)}: the "
+                         f"{COLOUR_NAMES[completed // MAX_PILES]} supply is empty")
+    if played or blocked or (completed >= 0 and int(after[WINDOW]) < 0):
+        lines.append(_pile_tops(after, params))
+    if chips_moved:
+        lines.append(_chip_totals(after, n))
+    if int(after[OVER]) and not int(before[OVER]):
+        if int(after[TRUNCATED]):
+            lines.append(f"the game is truncated: round cap reached after {int(after[TURNS])} turns")
+        else:
+            wn = int(after[WINNER])
+            lines.append(f"seat {wn} wins with {int(after[CHIPS + 2 * wn])} red and "
+                         f"{int(after[CHIPS + 2 * wn + 1])} blue chips")
+    return lines
