@@ -67,6 +67,8 @@ result columns and the maximum number of decisions a game can take.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -90,6 +92,8 @@ PROTOCOL_FUNCTIONS = (
     "summarize",
     "observe",
     "determinize",
+    "returns",
+    "observation",
 )
 
 
@@ -164,22 +168,42 @@ def no_random_run(state, params, rng):
 OPTIONAL_FUNCTIONS = {"random_run": no_random_run}
 
 
+def game_tag(game: types.ModuleType) -> str:
+    """The game's name plus a hash of its module's source.  Numba's on-disk cache checks
+    only the timestamp of the file defining a function, and a bound copy is defined in the
+    template's file: the hash makes an edited game module (also one outside playlab's own
+    packages, whose sources key the cache directory) compile afresh."""
+    digest = hashlib.sha256(inspect.getsource(game).encode()).hexdigest()[:10]
+    return f"{game.INFO.name.replace('-', '_')}_{digest}"
+
+
+def missing_functions(game: types.ModuleType, names: Sequence[str]) -> list[str]:
+    """The protocol functions of ``names`` that ``game`` does not provide (optional ones
+    always count as provided)."""
+    return [n for n in names if getattr(game, n, None) is None and n not in OPTIONAL_FUNCTIONS]
+
+
 def bind(template_module: types.ModuleType, names: Sequence[str], game: types.ModuleType,
-         extra: Mapping[str, Any] | None = None, **jit_options) -> dict[str, Any]:
+         extra: Mapping[str, Any] | None = None, qualifier: str = "", **jit_options) -> dict[str, Any]:
     """Compile the plain-Python generic functions ``names`` of ``template_module`` against
     ``game``'s protocol functions and return them by name.
 
     Numba resolves a jitted function's globals at compile time, so each game gets its own
     copy of the generic code whose globals hold that game's kernels.  Each copy gets a
-    game-qualified ``__qualname__`` so that Numba's on-disk cache keeps one entry per game
-    (closures and first-class function arguments are never cache hits).
+    game-qualified ``__qualname__`` (plus ``qualifier`` when one template is bound several
+    times for the same game with different ``extra``) so that Numba's on-disk cache keeps
+    one entry per copy (closures and first-class function arguments are never cache hits).
+    A protocol function the game lacks is left undefined: generic code that needs it fails
+    to compile for that game (callers check with ``missing_functions``).
     """
     namespace = dict(vars(template_module))
     for fn in PROTOCOL_FUNCTIONS:
-        namespace[fn] = getattr(game, fn, None) or OPTIONAL_FUNCTIONS[fn]
+        impl = getattr(game, fn, None) or OPTIONAL_FUNCTIONS.get(fn)
+        if impl is not None:
+            namespace[fn] = impl
     if extra:
         namespace.update(extra)
-    tag = game.INFO.name.replace("-", "_")
+    tag = game_tag(game) + (f"__{qualifier}" if qualifier else "")
     bound: dict[str, Any] = {}
     for name in names:
         template = getattr(template_module, name)
