@@ -78,5 +78,8 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
 
 
 TEMPLATES = ("rollout", "choose")
-# no allocation: row views cost nothing without reference counting
-JIT_OPTIONS = {"rollout": {"_nrt": False}, "choose": {"_nrt": False}}
+# Numba compiles a callee with its caller's reference-counting setting unless the callee
+# sets its own: the engine's loop runs without it, but a game's observe/determinize may
+# need it (``out[:] = view`` checks for overlap and may copy), so this bot turns it back
+# on for itself and the game kernels it calls; next to its playouts the counting is noise.
+JIT_OPTIONS = {"choose": {"_nrt": True}}
