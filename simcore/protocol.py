@@ -64,6 +64,21 @@ Python-side (plain functions in the same module):
 
 ``INFO`` (a ``GameInfo``) gives name, player range, options, action count, state size,
 result columns and the maximum number of decisions a game can take.
+
+The kernels the engine's loop calls (``init``, ``current_player``, ``legal_actions``,
+``random_action``, ``apply``, ``is_terminal``, ``random_run``) must not allocate: the loop
+is compiled without Numba's reference counting and Numba compiles callees the same way
+(an ``out[:] = state`` copy, which may allocate, belongs in ``observe``/``determinize``,
+which the search bots call with it turned on).
+
+Joining: a game is registered by one line, ``simcore.games.register(name, "pkg.module")``
+(the built-in games are listed in ``simcore/games/__init__.py``).  It gets the random bot
+and every generic bot (``bots/generic``: written once, bound per game like the engine)
+whose needed functions it provides; its own bots, if any, live in ``bots/<module>.py``
+(``BOTS``, numbered by ``bots.registry.own_kinds``, and a ``policy(kind, bot_params, state,
+params, rng, seat, imem, fmem)`` kernel).  Bots receive their working memory as the whole
+per-seat ``(players, n)`` arrays ``imem`` (int64) and ``fmem`` (float64) plus their seat,
+and use row ``seat`` only; each ``BotSpec`` declares how much it needs.
 """
 from __future__ import annotations
 
@@ -112,7 +127,8 @@ class GameInfo:
     # an upper bound on a game's decisions for the player count under any variant: the
     # engine's guard against a kernel that never ends (traces do not allocate this much)
     max_decisions: Callable[[int], int]
-    # scratch slots a bot may use (at least num_actions)
+    # no longer read by the runner (bots declare their working memory, ``BotSpec.memory``);
+    # kept so that game modules declaring it still load
     scratch_size: int = 0
     chance: str = "explicit stochastic (resolved inside apply)"
     information: str = "imperfect"

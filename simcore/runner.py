@@ -17,6 +17,15 @@ from .kernels import kernels_for
 RECORD_START = 4096
 
 
+# (name pattern, meaning) of the columns the runner adds to every game's own
+RUNNER_COLUMN_DOCS = (
+    ("index", "the game's index in the run (with the seed it reproduces the game)"),
+    ("players", "player count of the run"),
+    ("bot_S", "the bot in seat S, as its spec (NAME[:key=value…])"),
+    ("decisions", "decisions the bots took (every action chosen, by any seat)"),
+)
+
+
 class KernelError(RuntimeError):
     pass
 
