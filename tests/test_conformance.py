@@ -368,15 +368,36 @@ def test_every_bot_plays_whole_games_through_the_engine(game, bot):
         assert np.all(rows[:, 1] >= 1)
 
 
-def test_seats_never_share_working_memory():
-    """Kuhn: flatmc against flatmc is the same game whichever seat's memory the other
-    could have touched: each seat's row is its own (the runner allocates (players, n))."""
-    config = RunConfig.build("kuhn", 2, "flatmc:playouts=3", {}, 1)
+@pytest.mark.parametrize("game,spec", [("kuhn", "flatmc:playouts=2"), ("shifting-stones", "greedy")])
+def test_a_seat_writes_only_its_own_working_memory(game, spec):
+    """The runner's per-seat rows: a bot deciding for seat s touches row s only."""
+    module = load_game(game)
+    info = module.INFO
+    players = 2
+    config = RunConfig.build(game, players, spec, {}, 1)
     batch = Batch(config)
-    assert batch.imem_size >= 2 * config.info.state_size(2)
-    imem, fmem = allocate_memory(config.bots, config.info, 2)
-    assert imem.shape == (2, batch.imem_size) and fmem.shape == (2, batch.fmem_size)
-    assert np.array_equal(batch.run(0, 40), np.vstack([batch.run(i, 1) for i in range(40)]))
+    imem, fmem = allocate_memory(config.bots, info, players)
+    assert imem.shape == (players, batch.imem_size) and fmem.shape == (players, batch.fmem_size)
+    kinds, bp = bot_arrays(config.bots)
+    k = kernels_for(game)
+    params = config.params()
+    state = np.zeros(info.state_size(players), np.int64)
+    module.init(state, params, players, stream_key(1, 0, 0))
+    rng = np.array([stream_key(1, 0, 1 + s) for s in range(players)], np.int64)
+    touched = set()
+    for _ in range(30):
+        if module.is_terminal(state):
+            break
+        p = int(module.current_player(state))
+        others = [(imem[s].copy(), fmem[s].copy()) for s in range(players)]
+        a = decide(k, kinds, bp, state, params, rng, p, imem, fmem)
+        for s in range(players):
+            if s != p:
+                assert np.array_equal(imem[s], others[s][0]) and np.array_equal(fmem[s], others[s][1])
+        if not np.array_equal(imem[p], others[p][0]):
+            touched.add(p)
+        module.apply(state, params, a)
+    assert touched  # the bot did use its memory
 
 
 def test_flatmc_beats_random_at_kuhn():
