@@ -28,7 +28,7 @@ opponents' share, and ``offsuit_weight`` per sure winner outside trumps.
 import numpy as np
 from numba import njit
 
-from bots.registry import RANDOM, BotParam, BotSpec
+from bots.registry import BotParam, BotSpec, own_kinds
 from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCARD_BASE, DISCARDED,
                                 FOLLOW_MASK, HAND, HIGH_BID, IN_TRICK, LED, LED_SUIT, MAX_BID, NUM_LED,
                                 NUM_TILES, NUM_TRUMPS, OPT_ALL_PASS, OPT_DOUBLES_TRUMP, OPT_MIN_BID,
@@ -37,9 +37,6 @@ from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCAR
                                 TRUMP_MASK, TRUMP_NONE, ALL_PASS_FORCE, LED_TRUMPS, WIDOW_TAKEN,
                                 legal_plays, trick_leader)
 from simcore.rng import lowest_bit_index, popcount
-
-GREEDY_KIND = 1
-BIDDER_KIND = 2
 
 # bot parameter slots (bot_params[seat, i])
 P_AGGRESSION = 0
@@ -60,12 +57,13 @@ BIDDER_PARAMS = (
 )
 
 BOTS = [
-    RANDOM,
-    BotSpec("greedy", GREEDY_KIND,
+    BotSpec("greedy",
             "bids its estimated tricks under its best trump, draws trumps as bidder, wins tricks "
             "as cheaply as possible, throws its least useful tile"),
-    BotSpec("bidder", BIDDER_KIND, "greedy card play with a parameterised bidding policy", BIDDER_PARAMS),
+    BotSpec("bidder", "greedy card play with a parameterised bidding policy", BIDDER_PARAMS),
 ]
+# the registry numbers the bots (random and the generic bots around these)
+GREEDY_KIND, BIDDER_KIND = own_kinds(BOTS)
 
 # greedy plays the bidder's defaults
 GREEDY_AGGRESSION = BIDDER_PARAMS[P_AGGRESSION].default
@@ -302,9 +300,9 @@ def _cheapest_winner(mask, trump, led):
 
 
 @njit(cache=True)
-def policy(kind, bot_params, state, params, rng, seat, scratch):
+def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
     """Dispatch on the bot kind (``bot_params[seat]`` holds its parameters); kind 0
-    (random) never reaches here."""
+    (random) never reaches here.  The bots keep no working memory (``imem``/``fmem``)."""
     phase = state[PHASE]
     if phase == PHASE_PLAY:
         return _play(state, params, seat)

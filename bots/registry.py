@@ -1,10 +1,23 @@
-"""Bot catalogue per game and parsing of ``NAME:key=value:…`` bot specs."""
+"""Bot catalogue per game and parsing of ``NAME:key=value:…`` bot specs.
+
+A game's catalogue is, in this order: ``random`` (kind 0, the engine's special case: the
+game's own ``random_action``), the game's own bots (``BOTS`` of ``bots/<game module>.py``,
+if that module exists), then the generic bots of ``bots/generic`` (written once, compiled
+per game).  Kinds are positions in that catalogue, assigned here and nowhere else: a game
+bot module learns its own kinds from ``own_kinds(BOTS)``, and the engine learns where the
+generic bots start from ``generic_base(game)``.
+
+Every bot declares its working memory (``BotSpec.memory``: int64 and float64 slots for a
+game, player count and parameter values).  The runner allocates it per chunk of games as
+``(players, n)`` arrays, one row per seat, never shared between seats, and bots receive
+the whole arrays plus their seat.
+"""
 from __future__ import annotations
 
 import importlib
 import types
-from dataclasses import dataclass, field
-from typing import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -14,6 +27,8 @@ from simcore.engine import RANDOM_BOT
 MAX_BOT_PARAMS = 8
 # the engine calls the game's own random_action for this kind, never a policy
 RANDOM_KIND = RANDOM_BOT
+# the game's own bots take the kinds right after random
+FIRST_GAME_KIND = RANDOM_KIND + 1
 
 
 class BotError(ValueError):
@@ -40,15 +55,23 @@ class BotParam:
         return float(value)
 
 
+def no_memory(info, players, values) -> tuple[int, int]:
+    return 0, 0
+
+
 @dataclass(frozen=True)
 class BotSpec:
     name: str
-    kind: int
     help: str
     params: tuple[BotParam, ...] = field(default_factory=tuple)
+    # (int64 slots, float64 slots) of working memory per seat:
+    # memory(game INFO, players, parameter values in ``params`` order)
+    memory: Callable[..., tuple[int, int]] = no_memory
+    # assigned by the catalogue (``bots_for``); -1 on a declaration
+    kind: int = -1
 
 
-RANDOM = BotSpec("random", RANDOM_KIND, "uniformly random over the legal actions")
+RANDOM = BotSpec("random", "uniformly random over the legal actions", kind=RANDOM_KIND)
 
 
 @dataclass(frozen=True)
@@ -65,15 +88,56 @@ class Bot:
                 parts.append(f"{p.name}={int(v) if p.integer else v:g}")
         return ":".join(parts)
 
+    def memory(self, info, players: int) -> tuple[int, int]:
+        ints, floats = self.spec.memory(info, players, self.values)
+        return int(ints), int(floats)
 
-def bot_module(game: types.ModuleType) -> types.ModuleType:
-    """``bots/<game module name>.py``: its BOTS list, its ``policy`` kernel and, if the bots
-    need more scratch than the game declares, ``SCRATCH_SIZE``."""
-    return importlib.import_module("bots." + game.__name__.rsplit(".", 1)[-1])
+
+def own_kinds(specs: Sequence[BotSpec]) -> tuple[int, ...]:
+    """The kinds of a game bot module's ``BOTS``, in order (the module's policy compiles
+    them in as constants)."""
+    return tuple(range(FIRST_GAME_KIND, FIRST_GAME_KIND + len(specs)))
+
+
+def bot_module(game: types.ModuleType) -> types.ModuleType | None:
+    """``bots/<game module name>.py`` (its ``BOTS`` and ``policy`` kernel), or None for a
+    game with no bots of its own (it gets random and the generic bots)."""
+    name = "bots." + game.__name__.rsplit(".", 1)[-1]
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+
+
+def own_bots(game: types.ModuleType) -> list[BotSpec]:
+    module = bot_module(game)
+    if module is None:
+        return []
+    return [b for b in module.BOTS if b.name != RANDOM.name]
+
+
+def generic_base(game: types.ModuleType) -> int:
+    """The kind of the first generic bot for ``game``."""
+    return FIRST_GAME_KIND + len(own_bots(game))
 
 
 def bots_for(game: types.ModuleType) -> list[BotSpec]:
-    return list(bot_module(game).BOTS)
+    """The game's catalogue with kinds assigned (see the module docstring)."""
+    from bots.generic import available_modules
+
+    own = own_bots(game)
+    out = [RANDOM]
+    out += [replace(b, kind=k) for b, k in zip(own, own_kinds(own))]
+    base = generic_base(game)
+    # a generic bot keeps its index when a game cannot run one before it
+    out += [replace(m.SPEC, kind=base + j) for j, m in enumerate(available_modules(game))
+            if m is not None]
+    names = [b.name for b in out]
+    if len(set(names)) != len(names):
+        raise BotError(f"{game.INFO.name}: a game bot has the name of a generic bot ({names})")
+    return out
 
 
 def parse_bot(game: types.ModuleType, text: str) -> Bot:
@@ -114,3 +178,18 @@ def bot_arrays(bots: Sequence[Bot]) -> tuple[np.ndarray, np.ndarray]:
     for s, b in enumerate(bots):
         params[s, : len(b.values)] = b.values
     return kinds, params
+
+
+def memory_arrays(bots: Sequence[Bot], info, players: int) -> tuple[int, int]:
+    """Row lengths of the per-seat working memory: the most any seat's bot asks for (at
+    least 1, so the arrays are never empty)."""
+    ints = floats = 1
+    for b in bots:
+        i, f = b.memory(info, players)
+        ints, floats = max(ints, i), max(floats, f)
+    return ints, floats
+
+
+def allocate_memory(bots: Sequence[Bot], info, players: int) -> tuple[np.ndarray, np.ndarray]:
+    ints, floats = memory_arrays(bots, info, players)
+    return np.zeros((players, ints), np.int64), np.zeros((players, floats), np.float64)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bots.registry import RANDOM, RANDOM_KIND, BotParam, BotSpec
+from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
 from simcore.games.sequence_stacks import (A_BLOCK, A_DISCARD, A_END, A_PASS, A_REVERSE, A_SKIP,
                                            A_STEAL_CARD, A_STEAL_CHIP, BLOCK_CARD, CHIPS, DIR, HAND,
                                            HAND_MASK, HAND_N, MAX_PILES, NCARD,
@@ -61,8 +61,6 @@ from simcore.games.sequence_stacks import (A_BLOCK, A_DISCARD, A_END, A_PASS, A_
                                            TURN_PLAY_CAP, WINDOW, WINDOW_SLOT, discard_top,
                                            random_action)
 from simcore.rng import lowest_bit_index, popcount
-
-GREEDY_KIND = 1
 
 # bot parameter slots (bot_params[seat, i])
 P_BLOCK_THRESHOLD = 0
@@ -84,12 +82,13 @@ GREEDY_PARAMS = (
 )
 
 BOTS = [
-    RANDOM,
-    BotSpec("greedy", GREEDY_KIND,
+    BotSpec("greedy",
             "completes piles (needed colour first), keeps wilds for completions, blocks winning "
             "completions, steal-chip/skip against the leader, steals useful discards, discards "
             "the card it is least likely to need", GREEDY_PARAMS),
 ]
+# the registry numbers the bots (random and the generic bots around this one)
+GREEDY_KIND, = own_kinds(BOTS)
 
 # scores of the number/wild plays (the action cards are tried in between, see the
 # module docstring)
@@ -418,8 +417,9 @@ def greedy(bot_params, state, params, seat):
 
 
 @njit(cache=True)
-def policy(kind, bot_params, state, params, rng, seat, scratch):
-    """The action of bot ``kind`` for ``seat`` (-1 for an unknown kind)."""
+def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
+    """The action of bot ``kind`` for ``seat`` (-1 for an unknown kind).  The greedy bot
+    keeps no working memory (``imem``/``fmem``)."""
     if kind == RANDOM_KIND:
         return random_action(state, params, rng, seat)
     if kind == GREEDY_KIND:

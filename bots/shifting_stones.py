@@ -68,14 +68,12 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from bots.registry import RANDOM, RANDOM_KIND, BotParam, BotSpec
+from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
 from simcore.games.shifting_stones import (DISCARD_BASE, END, FLIP_BASE, GRID, HALF, HAND_HI, HAND_LO,
                                            HAND_N, MOVES, P_PL_MASK, P_PL_START, P_PL_VALUE, P_POINTS,
                                            PAIR_A, PAIR_B, PAIRS, PENDING, SCORE_BASE, SKIP, TURN_ACTIONS,
                                            card_matches, flip_cell, may_skip, random_action, swap_cells)
 from simcore.rng import popcount
-
-GREEDY_KIND = 1
 
 # The bot never allocates, so it is compiled without Numba's reference counting: each call
 # between its kernels then passes the arrays without atomic increments and decrements
@@ -101,12 +99,14 @@ GREEDY_PARAMS = (
 )
 
 BOTS = [
-    RANDOM,
-    BotSpec("greedy", GREEDY_KIND,
+    BotSpec("greedy",
             "scores every matching card, then plays the first move of the sequence of up to "
             "`depth` shifts/flips that scores most (points minus card_value per card spent); "
-            "skips when nothing pays and a skip is legal", GREEDY_PARAMS),
+            "skips when nothing pays and a skip is legal", GREEDY_PARAMS,
+            memory=lambda info, players, values: (SCRATCH_SIZE, 0)),
 ]
+# the registry numbers the bots (random and the generic bots around this one)
+GREEDY_KIND, = own_kinds(BOTS)
 
 EPS = 1e-9
 TIE = 1e-6  # added to card_value: a longer plan must score more, not as much
@@ -1090,12 +1090,14 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
 
 
 @kernel(inline="always")
-def policy(kind, bot_params, state, params, rng, seat, scratch):
-    """Dispatch on the bot kind; -1 for a kind this game does not know."""
+def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
+    """Dispatch on the bot kind; -1 for a kind this game does not know.  The greedy bot's
+    scratch is its seat's row of ``imem`` (its plans are its own; compiled without
+    reference counting, the row view costs nothing)."""
     if kind == GREEDY_KIND:
         return greedy(state, params, seat, np.int64(bot_params[seat, P_DEPTH]),
                       bot_params[seat, P_CARD_VALUE], bot_params[seat, P_SKIP_THRESHOLD],
-                      np.int64(bot_params[seat, P_REPLAN]), scratch)
+                      np.int64(bot_params[seat, P_REPLAN]), imem[seat])
     if kind == RANDOM_KIND:
         return random_action(state, params, rng, seat)
     return -1

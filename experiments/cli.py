@@ -36,14 +36,19 @@ def cli():
 
 
 @cli.command()
-def games():
-    """List the games: player counts and rule options with defaults."""
+@click.argument("game", required=False)
+def games(game):
+    """List the games: player counts and rule options with defaults; with GAME, also its
+    result columns and what they mean."""
     from simcore.games import GAME_MODULES, UnknownGame, load_game
 
-    for name in GAME_MODULES:
+    names = [game] if game else list(GAME_MODULES)
+    for name in names:
         try:
             info = load_game(name).INFO
         except UnknownGame:
+            if game:
+                raise
             click.echo(f"{name}  (not implemented yet)\n")
             continue
         span = str(info.min_players) if info.min_players == info.max_players else f"{info.min_players}-{info.max_players}"
@@ -51,7 +56,23 @@ def games():
         for o in info.options:
             default = str(o.default).lower() if o.kind == "bool" else (o.default if o.default != "" else '""')
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
+        if game:
+            _echo_columns(info)
         click.echo("")
+
+
+def _echo_columns(info):
+    from simcore.runner import RUNNER_COLUMN_DOCS
+
+    click.echo("result columns (S = seat):")
+    for col, doc in RUNNER_COLUMN_DOCS:
+        click.echo(f"  {col:<20} {doc}")
+    docs = tuple(getattr(info, "column_docs", ()) or ())
+    if not docs:
+        click.echo("  (no column descriptions)")
+        return
+    for col, doc in docs:
+        click.echo(f"  {col:<20} {doc}")
 
 
 @cli.command()

@@ -64,9 +64,26 @@ Python-side (plain functions in the same module):
 
 ``INFO`` (a ``GameInfo``) gives name, player range, options, action count, state size,
 result columns and the maximum number of decisions a game can take.
+
+The kernels the engine's loop calls (``init``, ``current_player``, ``legal_actions``,
+``random_action``, ``apply``, ``is_terminal``, ``random_run``) must not allocate: the loop
+is compiled without Numba's reference counting and Numba compiles callees the same way
+(an ``out[:] = state`` copy, which may allocate, belongs in ``observe``/``determinize``,
+which the search bots call with it turned on).
+
+Joining: a game is registered by one line, ``simcore.games.register(name, "pkg.module")``
+(the built-in games are listed in ``simcore/games/__init__.py``).  It gets the random bot
+and every generic bot (``bots/generic``: written once, bound per game like the engine)
+whose needed functions it provides; its own bots, if any, live in ``bots/<module>.py``
+(``BOTS``, numbered by ``bots.registry.own_kinds``, and a ``policy(kind, bot_params, state,
+params, rng, seat, imem, fmem)`` kernel).  Bots receive their working memory as the whole
+per-seat ``(players, n)`` arrays ``imem`` (int64) and ``fmem`` (float64) plus their seat,
+and use row ``seat`` only; each ``BotSpec`` declares how much it needs.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -90,6 +107,8 @@ PROTOCOL_FUNCTIONS = (
     "summarize",
     "observe",
     "determinize",
+    "returns",
+    "observation",
 )
 
 
@@ -108,7 +127,8 @@ class GameInfo:
     # an upper bound on a game's decisions for the player count under any variant: the
     # engine's guard against a kernel that never ends (traces do not allocate this much)
     max_decisions: Callable[[int], int]
-    # scratch slots a bot may use (at least num_actions)
+    # no longer read by the runner (bots declare their working memory, ``BotSpec.memory``);
+    # kept so that game modules declaring it still load
     scratch_size: int = 0
     chance: str = "explicit stochastic (resolved inside apply)"
     information: str = "imperfect"
@@ -164,22 +184,42 @@ def no_random_run(state, params, rng):
 OPTIONAL_FUNCTIONS = {"random_run": no_random_run}
 
 
+def game_tag(game: types.ModuleType) -> str:
+    """The game's name plus a hash of its module's source.  Numba's on-disk cache checks
+    only the timestamp of the file defining a function, and a bound copy is defined in the
+    template's file: the hash makes an edited game module (also one outside playlab's own
+    packages, whose sources key the cache directory) compile afresh."""
+    digest = hashlib.sha256(inspect.getsource(game).encode()).hexdigest()[:10]
+    return f"{game.INFO.name.replace('-', '_')}_{digest}"
+
+
+def missing_functions(game: types.ModuleType, names: Sequence[str]) -> list[str]:
+    """The protocol functions of ``names`` that ``game`` does not provide (optional ones
+    always count as provided)."""
+    return [n for n in names if getattr(game, n, None) is None and n not in OPTIONAL_FUNCTIONS]
+
+
 def bind(template_module: types.ModuleType, names: Sequence[str], game: types.ModuleType,
-         extra: Mapping[str, Any] | None = None, **jit_options) -> dict[str, Any]:
+         extra: Mapping[str, Any] | None = None, qualifier: str = "", **jit_options) -> dict[str, Any]:
     """Compile the plain-Python generic functions ``names`` of ``template_module`` against
     ``game``'s protocol functions and return them by name.
 
     Numba resolves a jitted function's globals at compile time, so each game gets its own
     copy of the generic code whose globals hold that game's kernels.  Each copy gets a
-    game-qualified ``__qualname__`` so that Numba's on-disk cache keeps one entry per game
-    (closures and first-class function arguments are never cache hits).
+    game-qualified ``__qualname__`` (plus ``qualifier`` when one template is bound several
+    times for the same game with different ``extra``) so that Numba's on-disk cache keeps
+    one entry per copy (closures and first-class function arguments are never cache hits).
+    A protocol function the game lacks is left undefined: generic code that needs it fails
+    to compile for that game (callers check with ``missing_functions``).
     """
     namespace = dict(vars(template_module))
     for fn in PROTOCOL_FUNCTIONS:
-        namespace[fn] = getattr(game, fn, None) or OPTIONAL_FUNCTIONS[fn]
+        impl = getattr(game, fn, None) or OPTIONAL_FUNCTIONS.get(fn)
+        if impl is not None:
+            namespace[fn] = impl
     if extra:
         namespace.update(extra)
-    tag = game.INFO.name.replace("-", "_")
+    tag = game_tag(game) + (f"__{qualifier}" if qualifier else "")
     bound: dict[str, Any] = {}
     for name in names:
         template = getattr(template_module, name)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from bots.registry import Bot, bot_arrays, bot_module, parse_bots
+from bots.registry import Bot, bot_arrays, memory_arrays, parse_bots
 from .engine import COL_DECISIONS
 from .games import load_game
 from .kernels import kernels_for
@@ -15,6 +15,15 @@ from .kernels import kernels_for
 
 # actions recorded per traced game before the buffer has to grow
 RECORD_START = 4096
+
+
+# (name pattern, meaning) of the columns the runner adds to every game's own
+RUNNER_COLUMN_DOCS = (
+    ("index", "the game's index in the run (with the seed it reproduces the game)"),
+    ("players", "player count of the run"),
+    ("bot_S", "the bot in seat S, as its spec (NAME[:key=value…])"),
+    ("decisions", "decisions the bots took (every action chosen, by any seat)"),
+)
 
 
 class KernelError(RuntimeError):
@@ -82,9 +91,8 @@ class Batch:
         info = self.config.info
         p = self.config.players
         self.state_size = info.state_size(p)
-        # the bots' working memory: what the game declares, or more if its bots ask for it
-        self.scratch_size = max(info.scratch_size, info.num_actions,
-                                getattr(bot_module(self.config.module), "SCRATCH_SIZE", 0))
+        # each seat's working memory: a row as long as the hungriest seat's bot asks for
+        self.imem_size, self.fmem_size = memory_arrays(self.config.bots, info, p)
         self.max_decisions = info.max_decisions(p)
         self._record_buffer = np.zeros(RECORD_START, dtype=np.int64)
 
@@ -93,7 +101,7 @@ class Batch:
         out = np.zeros((count, len(c.columns())), dtype=np.int64)
         if count:
             self.kernels.run_batch(self.params, c.players, c.seed, start, count, self.kinds,
-                                   self.bot_params, self.state_size, self.scratch_size,
+                                   self.bot_params, self.state_size, self.imem_size, self.fmem_size,
                                    self.max_decisions, out)
         check_rows(out)
         return out
@@ -103,7 +111,7 @@ class Batch:
         returns how many fitted whole (``engine.record_batch``)."""
         c = self.config
         return self.kernels.record_batch(self.params, c.players, c.seed, start, count, self.kinds,
-                                         self.bot_params, self.state_size, self.scratch_size,
+                                         self.bot_params, self.state_size, self.imem_size, self.fmem_size,
                                          self.max_decisions, actions)
 
     def replay_with_random(self, start: int, count: int, actions: np.ndarray) -> int:
@@ -111,7 +119,7 @@ class Batch:
         position; returns the actions used, -1 if they ran out (``engine.replay_with_random``)."""
         c = self.config
         return self.kernels.replay_with_random(self.params, c.players, c.seed, start, count, actions,
-                                               self.state_size, self.scratch_size)
+                                               self.state_size)
 
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(actions, result row) of game ``index``.  The action buffer starts small and the
@@ -121,7 +129,7 @@ class Batch:
         while True:
             actions = self._record_buffer
             n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
-                                           self.bot_params, self.state_size, self.scratch_size,
+                                           self.bot_params, self.state_size, self.imem_size, self.fmem_size,
                                            self.max_decisions, actions, row)
             check_rows(row[None, :])
             if n <= len(actions):

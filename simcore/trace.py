@@ -42,15 +42,19 @@ def game_log(batch, index: int, actions: np.ndarray) -> list[str]:
 
 
 def result_of(config, row: np.ndarray) -> dict[str, Any]:
-    cols = config.columns()
-    values = dict(zip(cols, (int(v) for v in row)))
-    n = config.players
+    values = dict(zip(config.columns(), (int(v) for v in row)))
+    return result_from_values(config.module, config.players, values)
+
+
+def result_from_values(game, players: int, values: dict[str, int]) -> dict[str, Any]:
+    """A trace's ``result`` from a result row by column name."""
+    n = players
     result: dict[str, Any] = {
         "scores": [values[f"score_{s}"] for s in range(n)],
         "winners": [s for s in range(n) if values[f"win_{s}"]],
         "truncated": bool(values["truncated"]),
     }
-    extra = getattr(config.module, "trace_result", None)
+    extra = getattr(game, "trace_result", None)
     if extra is not None:
         result.update(extra(values, n))
     return result

@@ -55,6 +55,7 @@ def test_random_baseline_keeps_everything_but_the_bots():
     assert (base.game, base.players, base.variant, base.seed) == (config.game, 3, config.variant, 9)
 
 
-def test_batches_give_the_bots_the_scratch_they_ask_for():
-    batch = Batch(RunConfig.build("shifting-stones", 2, ["greedy"], {}, 0))
-    assert batch.scratch_size >= stones_bots.SCRATCH_SIZE
+def test_batches_give_the_bots_the_memory_they_ask_for():
+    batch = Batch(RunConfig.build("shifting-stones", 2, ["greedy", "random"], {}, 0))
+    assert batch.imem_size >= stones_bots.SCRATCH_SIZE
+    assert Batch(RunConfig.build("shifting-stones", 2, ["random"], {}, 0)).imem_size < stones_bots.SCRATCH_SIZE

@@ -11,7 +11,9 @@ from simcore.runner import Batch, RunConfig
 
 from moon_helpers import DEFAULT_PARAMS, fresh, mask, params, play, play_position
 
-SCRATCH = np.zeros(m.NUM_ACTIONS, dtype=np.int64)
+# per-seat working memory, as the runner passes it (Moon's bots keep none)
+IMEM = np.zeros((3, 1), dtype=np.int64)
+FMEM = np.zeros((3, 1), dtype=np.float64)
 
 
 def decide(state, spec="greedy", p=DEFAULT_PARAMS):
@@ -20,7 +22,7 @@ def decide(state, spec="greedy", p=DEFAULT_PARAMS):
     kinds, bp = bot_arrays(bots)
     seat = int(m.current_player(state))
     rng = np.array([1, 2, 3], dtype=np.int64)
-    return int(mb.policy(kinds[seat], bp, state, p, rng, seat, SCRATCH))
+    return int(mb.policy(kinds[seat], bp, state, p, rng, seat, IMEM, FMEM))
 
 
 def tile_of(action):

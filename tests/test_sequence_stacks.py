@@ -373,14 +373,15 @@ def test_random_bot_receives_the_block_decision():
     rng = np.array([7, 8], np.int64)
     rng2 = rng.copy()
     seen = set()
-    scratch = np.zeros(G.NUM_ACTIONS, np.int64)
+    imem = np.zeros((G.MAX_PLAYERS, 1), np.int64)
+    fmem = np.zeros((G.MAX_PLAYERS, 1), np.float64)
     bp = np.zeros((G.MAX_PLAYERS, 8))  # one row per seat, as the engine passes them
     for _ in range(40):
         a = G.random_action(st, p, rng, 1)
-        assert policy(RANDOM_KIND, bp, st, p, rng2, 1, scratch) == a
+        assert policy(RANDOM_KIND, bp, st, p, rng2, 1, imem, fmem) == a
         seen.add(a)
     assert seen == {G.A_BLOCK, G.A_PASS}
-    assert policy(99, bp, st, p, rng2, 1, scratch) == -1
+    assert policy(99, bp, st, p, rng2, 1, imem, fmem) == -1
 
 
 def test_completion_with_empty_supply_gives_no_chip():

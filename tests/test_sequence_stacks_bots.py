@@ -14,7 +14,9 @@ from simcore.runner import Batch, RunConfig
 
 from test_sequence_stacks import legal, make_state, play_action, slot
 
-SCRATCH = np.zeros(G.NUM_ACTIONS, dtype=np.int64)
+# per-seat working memory, as the runner passes it (the greedy bot keeps none)
+IMEM = np.zeros((G.MAX_PLAYERS, 1), dtype=np.int64)
+FMEM = np.zeros((G.MAX_PLAYERS, 1), dtype=np.float64)
 
 
 def decide(st, p, spec="greedy"):
@@ -24,7 +26,7 @@ def decide(st, p, spec="greedy"):
     seat = int(G.current_player(st))
     rng = np.arange(1, players + 1, dtype=np.int64)
     before = st.copy()
-    a = int(B.policy(kinds[seat], bp, st, p, rng, seat, SCRATCH))
+    a = int(B.policy(kinds[seat], bp, st, p, rng, seat, IMEM, FMEM))
     assert np.array_equal(st, before)
     assert a in legal(st, p), G.action_name(a)
     return a
@@ -244,7 +246,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
         rng = np.arange(players, dtype=np.int64)
         while not G.is_terminal(st):
             seat = int(G.current_player(st))
-            a = B.policy(kinds[seat], bp, st, p, rng, seat, SCRATCH)
+            a = B.policy(kinds[seat], bp, st, p, rng, seat, IMEM, FMEM)
             assert a in out[:G.legal_actions(st, p, out)]
             if checked % 3 == 0:
                 # hide what the seat may not see: scramble the others' hands and the draw pile
@@ -265,7 +267,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
                         i += 1
                 other[G.DRAW + st[G.DRAW_POS]:G.DRAW + st[G.DRAW_LEN]] = unseen[i:]
                 other[G.RNG] = 12345
-                assert B.policy(kinds[seat], bp, other, p, rng.copy(), seat, SCRATCH) == a
+                assert B.policy(kinds[seat], bp, other, p, rng.copy(), seat, IMEM, FMEM) == a
             checked += 1
             G.apply(st, p, a)
         assert st[G.TRUNCATED] == 0

@@ -17,7 +17,9 @@ from simcore.runner import Batch, RunConfig
 
 from test_shifting_stones import PARAMS, build, hand, legal, masks, scored
 
-SCRATCH = np.zeros(B.SCRATCH_SIZE, dtype=np.int64)
+# per-seat working memory, as the runner passes it: one row per seat
+SCRATCH = np.zeros((g.MAX_PLAYERS, B.SCRATCH_SIZE), dtype=np.int64)
+FMEM = np.zeros((g.MAX_PLAYERS, 1), dtype=np.float64)
 
 
 def decide(state, spec="greedy", scratch=SCRATCH):
@@ -28,7 +30,7 @@ def decide(state, spec="greedy", scratch=SCRATCH):
     seat = int(g.current_player(state))
     rng = np.arange(1, players + 1, dtype=np.int64)
     before = state.copy()
-    a = int(B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch))
+    a = int(B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch, FMEM))
     assert np.array_equal(state, before)
     assert a in legal(state), g.action_name(a)
     return a
@@ -131,7 +133,7 @@ def test_the_move_after_the_discard_is_the_planned_one_even_when_not_remembered(
     state = build(2, SUN_BOTTOM_MIDDLE, [[29, 68, 70], []])
     g.apply(state, PARAMS, decide(state))
     remembered = decide(state)
-    assert decide(state, scratch=np.zeros(B.SCRATCH_SIZE, dtype=np.int64)) == remembered
+    assert decide(state, scratch=np.zeros_like(SCRATCH)) == remembered
 
 
 def test_skips_when_nothing_is_reachable_and_ends_when_it_skipped_last_turn():
@@ -274,7 +276,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
     a fresh scratch gives the same action."""
     kinds, bp = bot_arrays(parse_bots(g, "greedy", players))
     state = np.zeros(g.STATE_SIZE, np.int64)
-    scratch = np.zeros(B.SCRATCH_SIZE, np.int64)
+    scratch = np.zeros_like(SCRATCH)
     mix = np.random.default_rng(players)
     checked = 0
     for game in range(6):
@@ -283,11 +285,11 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
         while not g.is_terminal(state):
             seat = int(g.current_player(state))
             before = scratch.copy()  # what the bot remembers (the move planned at a discard)
-            a = B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch)
+            a = B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch, FMEM)
             assert a in legal(state), g.action_name(a)
             if state[g.PENDING] < 0:
-                fresh = np.zeros(B.SCRATCH_SIZE, np.int64)
-                assert B.policy(kinds[seat], bp, state, PARAMS, rng, seat, fresh) == a
+                fresh = np.zeros_like(SCRATCH)
+                assert B.policy(kinds[seat], bp, state, PARAMS, rng, seat, fresh, FMEM) == a
             if checked % 2 == 0 or state[g.PENDING] >= 0:
                 other = state.copy()
                 unseen = [c for s in range(players) if s != seat for c in hand(state, s)]
@@ -301,7 +303,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
                         i += n
                 other[g.DECK + state[g.DRAW_TOP]:g.DECK + state[g.DRAW_END]] = [c - 1 for c in unseen[i:]]
                 other[g.RNG] = 12345
-                assert B.policy(kinds[seat], bp, other, PARAMS, rng.copy(), seat, before) == a
+                assert B.policy(kinds[seat], bp, other, PARAMS, rng.copy(), seat, before, FMEM) == a
             checked += 1
             g.apply(state, PARAMS, a)
         assert state[g.TRUNCATED] == 0

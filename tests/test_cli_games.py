@@ -1,0 +1,39 @@
+"""`playlab games [GAME]`: with a game, its result columns and what they mean."""
+import dataclasses
+
+import pytest
+
+from experiments.cli import main
+from simcore.games import load_game
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_a_game_lists_its_columns_with_their_meaning(capsys):
+    code, out, err = run(capsys, "games", "kuhn")
+    assert code == 0 and not err
+    assert "result columns" in out
+    for col, doc in load_game("kuhn").INFO.column_docs:
+        assert f"{col:<20} {doc}" in out
+    for runner_col in ("index", "decisions", "players", "bot_S"):
+        assert f"  {runner_col} " in out
+    assert "(no column descriptions)" not in out
+
+
+def test_a_game_without_descriptions_says_so(capsys, monkeypatch):
+    module = load_game("kuhn")
+    monkeypatch.setattr(module, "INFO", dataclasses.replace(module.INFO, column_docs=()))
+    code, out, err = run(capsys, "games", "kuhn")
+    assert code == 0 and "(no column descriptions)" in out and "showdown" not in out
+
+
+def test_without_a_game_no_columns_and_an_unknown_game_is_one_error_line(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0 and "result columns" not in out and "kuhn" in out
+    code, out, err = run(capsys, "games", "chess")
+    assert code != 0 and err.startswith("error: unknown game 'chess'") and err.count("\n") == 1

@@ -1,0 +1,407 @@
+"""One conformance suite over every registered game (the fourth, Kuhn poker, included) and
+every bot, in the spirit of OpenSpiel's RandomSimTest / ResampleInfostateTest and pgx's
+api_test.  Small numbers of games and positions per case: it checks the protocol, not the
+rules (each game's own tests do that)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from bots.registry import allocate_memory, bot_arrays, bots_for, parse_bots
+from simcore.games import available_games, load_game
+from simcore.kernels import kernels_for
+from simcore.replay import replayer_for
+from simcore.rng import stream_key
+from simcore.runner import Batch, RunConfig
+from simcore.trace import build_trace
+
+GAMES = available_games()
+SENTINEL = -987654321
+
+
+def counts(info):
+    return sorted({info.min_players, min(max(info.min_players, 3), info.max_players), info.max_players})
+
+
+def bot_names(game):
+    return [b.name for b in bots_for(load_game(game))]
+
+
+def game_bot_pairs():
+    return [(g, b) for g in GAMES for b in bot_names(g)]
+
+
+def cheap(game, name):
+    """A bot spec that keeps the suite fast (search bots with few playouts)."""
+    return "flatmc:playouts=1" if name == "flatmc" else name
+
+
+def positions(game, players, want=30, every=5, seed=11, limit=600):
+    """``want`` (state, seat) pairs at every ``every``-th decision of random games (as many
+    as it takes), played from Python through the game's own kernels."""
+    module = load_game(game)
+    info = module.INFO
+    params = info.make_params(info.resolve_variant({}))
+    out = []
+    for g in range(1000):
+        if len(out) >= want:
+            break
+        state = np.zeros(info.state_size(players), np.int64)
+        module.init(state, params, players, stream_key(seed, g, 0))
+        rng = np.array([stream_key(seed, g, 1 + s) for s in range(players)], np.int64)
+        step = 0
+        while not module.is_terminal(state) and step < limit:
+            p = int(module.current_player(state))
+            if step % every == 0 and len(out) < want:
+                out.append((state.copy(), p))
+            module.apply(state, params, module.random_action(state, params, rng, p))
+            step += 1
+    return module, params, out
+
+
+def legal_of(module, state, params):
+    buf = np.full(module.INFO.num_actions + 1, SENTINEL, np.int64)
+    n = module.legal_actions(state, params, buf)
+    return buf, n
+
+
+# ---- the rules' interface ----------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_legal_actions_ascending_unique_nonempty_until_the_end(game):
+    module = load_game(game)
+    info = module.INFO
+    for players in counts(info):
+        params = info.make_params(info.resolve_variant({}))
+        for g in range(3):
+            state = np.zeros(info.state_size(players), np.int64)
+            module.init(state, params, players, stream_key(3, g, 0))
+            rng = np.array([stream_key(3, g, 1 + s) for s in range(players)], np.int64)
+            steps = 0
+            while not module.is_terminal(state):
+                buf, n = legal_of(module, state, params)
+                legal = buf[:n]
+                assert n >= 1, f"{game}: no legal action before the end"
+                assert np.all(np.diff(legal) > 0), f"{game}: legal actions not ascending/unique {legal}"
+                assert 0 <= legal[0] and legal[-1] < info.num_actions
+                assert np.all(buf[n:] == SENTINEL), f"{game}: legal_actions wrote past n"
+                p = module.current_player(state)
+                assert 0 <= p < players
+                a = module.random_action(state, params, rng, p)
+                assert a in legal, f"{game}: random_action {a} not legal"
+                module.apply(state, params, a)
+                steps += 1
+                assert steps <= info.max_decisions(players)
+            assert module.current_player(state) == -1
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_action_is_uniform_over_the_legal_set(game):
+    module, params, found = positions(game, counts(module_info(game))[0], want=40, every=3)
+    tested = 0
+    for state, p in found:
+        buf, n = legal_of(module, state, params)
+        if n < 2 or n > 40:
+            continue
+        legal = list(buf[:n])
+        draws = 150 * n
+        rng = np.array([stream_key(99, tested, s) for s in range(p + 1)], np.int64)
+        picks = [module.random_action(state, params, rng, p) for _ in range(draws)]
+        assert set(picks) <= set(legal)
+        observed = np.array([picks.count(a) for a in legal])
+        assert chisquare(observed).pvalue > 1e-4, f"{game}: random_action not uniform at {legal}: {observed}"
+        tested += 1
+        if tested == 4:
+            break
+    assert tested >= 1
+
+
+def module_info(game):
+    return load_game(game).INFO
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_run_equals_stepping_in_every_column(game):
+    info = module_info(game)
+    for players in counts(info):
+        batch = Batch(RunConfig.build(game, players, "random", {}, 21))
+        fast = batch.run(0, 12)  # every seat random: the game's random_run fast path
+        stepped = np.vstack([batch.record(i)[1] for i in range(12)])  # recording steps one by one
+        assert np.array_equal(fast, stepped), f"{game}/{players}: random_run differs from stepping"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_summarize_fills_exactly_the_declared_columns(game):
+    module = load_game(game)
+    info = module.INFO
+    for players in counts(info):
+        params = info.make_params(info.resolve_variant({}))
+        declared = len(info.result_columns(players))
+        for g in range(3):
+            state = np.zeros(info.state_size(players), np.int64)
+            module.init(state, params, players, stream_key(4, g, 0))
+            rng = np.array([stream_key(4, g, 1 + s) for s in range(players)], np.int64)
+            while not module.is_terminal(state):
+                module.apply(state, params, module.random_action(state, params, rng, module.current_player(state)))
+            row = np.full(declared + 4, SENTINEL, np.int64)
+            module.summarize(state, params, players, row)
+            assert not np.any(row[:declared] == SENTINEL), (
+                f"{game}/{players}: columns left unwritten: "
+                f"{[c for c, v in zip(info.result_columns(players), row) if v == SENTINEL]}")
+            assert np.all(row[declared:] == SENTINEL), f"{game}/{players}: summarize wrote past its columns"
+            wins = row[players:2 * players]
+            assert set(wins.tolist()) <= {0, 1}
+            if row[2 * players]:  # truncated: no winner
+                assert wins.sum() == 0
+
+
+def extreme_variants(info):
+    for o in info.options:
+        if o.kind == "int":
+            values = (o.low, o.high)
+        elif o.kind == "bool":
+            values = (not o.default,)
+        elif o.kind == "choice":
+            values = tuple(c for c in o.choices if c != o.default)
+        else:
+            continue  # a path: no bound to push
+        for v in values:
+            yield {o.name: v}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_max_decisions_holds_at_extreme_options(game):
+    info = module_info(game)
+    tried = 0
+    for variant in extreme_variants(info):
+        for players in (info.min_players, info.max_players):
+            config = RunConfig.build(game, players, "random", variant, 5)
+            rows = Batch(config).run(0, 4)  # raises KernelError past max_decisions
+            decisions = rows[:, config.columns().index("decisions")]
+            assert np.all((decisions >= 1) & (decisions <= info.max_decisions(players))), variant
+            tried += 1
+    assert tried >= 2
+
+
+# ---- information ---------------------------------------------------------------------------------
+def sampler(seed):
+    return np.array([stream_key(seed, 0, 77)], np.int64)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_determinized_samples_look_the_same_to_the_actor(game):
+    info = module_info(game)
+    checked = 0
+    for players in counts(info):
+        module, params, found = positions(game, players, want=25, every=4)
+        rng = sampler(players)
+        size = info.state_size(players)
+        for state, p in found:
+            view = np.zeros(size, np.int64)
+            module.observe(state, p, view)
+            sample = np.zeros(size, np.int64)
+            module.determinize(view, params, p, rng, 0, sample)
+            again = np.zeros(size, np.int64)
+            module.observe(sample, p, again)
+            assert np.array_equal(again, view), f"{game}: a sample changes what seat {p} sees"
+            a, n = legal_of(module, state, params)
+            b, m = legal_of(module, sample, params)
+            assert m == n and np.array_equal(a[:n], b[:m])
+            assert module.current_player(sample) == p
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_observation_of_a_sample_is_the_original_observation(game):
+    module = load_game(game)
+    info = module.INFO
+    assert info.observation_size is not None and hasattr(module, "observation"), \
+        f"{game} declares no observation yet"
+    checked = 0
+    for players in counts(info):
+        _, params, found = positions(game, players, want=12, every=4)
+        rng = sampler(players + 1)
+        size = info.state_size(players)
+        for state, p in found:
+            view = np.zeros(size, np.int64)
+            module.observe(state, p, view)
+            sample = np.zeros(size, np.int64)
+            module.determinize(view, params, p, rng, 0, sample)
+            obs = np.full(info.observation_size(players), np.nan)
+            module.observation(view, params, p, obs)
+            assert np.all(np.isfinite(obs)), f"{game}: observation left entries unwritten"
+            view2 = np.zeros(size, np.int64)
+            module.observe(sample, p, view2)
+            obs2 = np.full_like(obs, np.nan)
+            module.observation(view2, params, p, obs2)
+            assert np.array_equal(obs, obs2)
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_returns_agree_with_the_win_flags(game):
+    module = load_game(game)
+    info = module.INFO
+    assert hasattr(module, "returns"), f"{game} has no returns yet"
+    for players in counts(info):
+        params = info.make_params(info.resolve_variant({}))
+        for g in range(6):
+            state = np.zeros(info.state_size(players), np.int64)
+            module.init(state, params, players, stream_key(8, g, 0))
+            rng = np.array([stream_key(8, g, 1 + s) for s in range(players)], np.int64)
+            out = np.full(players, np.nan)
+            module.returns(state, params, players, out)
+            assert np.all(out == 0), f"{game}: returns before the end must be 0"
+            while not module.is_terminal(state):
+                module.apply(state, params, module.random_action(state, params, rng, module.current_player(state)))
+            module.returns(state, params, players, out)
+            row = np.zeros(len(info.result_columns(players)), np.int64)
+            module.summarize(state, params, players, row)
+            wins = row[players:2 * players]
+            if row[2 * players]:
+                assert np.allclose(out, 1 / players)
+            elif wins.sum():
+                assert out.sum() == pytest.approx(1.0)
+                assert np.allclose(out, wins / wins.sum())
+            else:
+                assert np.all(out == 0)
+
+
+# ---- traces ------------------------------------------------------------------------------------
+def replayer(game):
+    return getattr(load_game(game), "replay", None) or replayer_for(game)
+
+
+@pytest.mark.parametrize("game,bot", game_bot_pairs())
+def test_traces_replay_to_the_engine_result(game, bot):
+    info = module_info(game)
+    replay = replayer(game)
+    search = bot == "flatmc"  # a whole game of search is slow: one game will do
+    for players in counts(info)[:1 if search else 2]:
+        batch = Batch(RunConfig.build(game, players, cheap(game, bot), {}, 13))
+        for i in range(1 if search else 2):
+            trace = build_trace(batch, i)
+            got = replay(trace)
+            for key in ("scores", "winners", "truncated"):
+                assert got[key] == trace["result"][key], f"{game}/{bot}: replay disagrees on {key}"
+
+
+# ---- bots ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_kinds_are_the_catalogue_positions_and_every_game_offers_random(game):
+    specs = bots_for(load_game(game))
+    assert specs[0].name == "random" and specs[0].kind == 0
+    kinds = [s.kind for s in specs]
+    assert kinds == sorted(kinds) and len(set(kinds)) == len(kinds)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_offers_every_generic_bot(game):
+    from bots.generic import generic_specs
+
+    names = set(bot_names(game))
+    missing = [s.name for s in generic_specs() if s.name not in names]
+    assert not missing, f"{game} cannot run {missing} (it lacks a protocol function they need)"
+
+
+def decide(k, kinds, bp, state, params, rng, seat, imem, fmem):
+    return int(k.choose_action(kinds, bp, state, params, rng, seat, imem, fmem))
+
+
+@pytest.mark.parametrize("game,bot", game_bot_pairs())
+def test_bots_decide_only_on_what_their_seat_may_know(game, bot):
+    """At positions of the bot's own games, its decision is the same when the hidden
+    information is resampled by the game's determinize from the seat's view (same bot
+    stream, same working memory)."""
+    module = load_game(game)
+    info = module.INFO
+    k = kernels_for(game)
+    spec = cheap(game, bot)
+    search = bot == "flatmc"
+    checked = 0
+    for players in counts(info):
+        config = RunConfig.build(game, players, spec, {}, 17)
+        params = config.params()
+        kinds, bp = bot_arrays(config.bots)
+        imem, fmem = allocate_memory(config.bots, info, players)
+        size = info.state_size(players)
+        resample = sampler(players)
+        for g in range(2 if info.max_decisions(players) > 50 else 40):
+            state = np.zeros(size, np.int64)
+            module.init(state, params, players, stream_key(17, g, 0))
+            rng = np.array([stream_key(17, g, 1 + s) for s in range(players)], np.int64)
+            step = 0
+            while not module.is_terminal(state) and step < 400:
+                p = int(module.current_player(state))
+                check = step % 9 == 0 if not search else step % 25 == 0 and checked < 8 * players
+                if check:
+                    saved = rng.copy(), imem.copy(), fmem.copy()
+                a = decide(k, kinds, bp, state, params, rng, p, imem, fmem)
+                if check:
+                    view = np.zeros(size, np.int64)
+                    module.observe(state, p, view)
+                    sample = np.zeros(size, np.int64)
+                    module.determinize(view, params, p, resample, 0, sample)
+                    r, i, f = (x.copy() for x in saved)
+                    b = decide(k, kinds, bp, sample, params, r, p, i, f)
+                    assert b == a, (f"{game}/{players}/{bot}: seat {p} chose {module.action_name(a)} but "
+                                    f"{module.action_name(b)} when the hidden information was resampled")
+                    checked += 1
+                buf, n = legal_of(module, state, params)
+                assert a in buf[:n]
+                if search:  # the search bot is checked at some positions; random play leads there
+                    a = int(module.random_action(state, params, rng, p))
+                module.apply(state, params, a)
+                step += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("game,bot", game_bot_pairs())
+def test_every_bot_plays_whole_games_through_the_engine(game, bot):
+    info = module_info(game)
+    search = bot == "flatmc"
+    for players in counts(info)[:1 if search else 2]:
+        config = RunConfig.build(game, players, cheap(game, bot), {}, 2)
+        rows = Batch(config).run(0, 2 if search else 6)
+        assert np.all(rows[:, 1] >= 1)
+
+
+@pytest.mark.parametrize("game,spec", [("kuhn", "flatmc:playouts=2"), ("shifting-stones", "greedy")])
+def test_a_seat_writes_only_its_own_working_memory(game, spec):
+    """The runner's per-seat rows: a bot deciding for seat s touches row s only."""
+    module = load_game(game)
+    info = module.INFO
+    players = 2
+    config = RunConfig.build(game, players, spec, {}, 1)
+    batch = Batch(config)
+    imem, fmem = allocate_memory(config.bots, info, players)
+    assert imem.shape == (players, batch.imem_size) and fmem.shape == (players, batch.fmem_size)
+    kinds, bp = bot_arrays(config.bots)
+    k = kernels_for(game)
+    params = config.params()
+    state = np.zeros(info.state_size(players), np.int64)
+    module.init(state, params, players, stream_key(1, 0, 0))
+    rng = np.array([stream_key(1, 0, 1 + s) for s in range(players)], np.int64)
+    touched = set()
+    for _ in range(30):
+        if module.is_terminal(state):
+            break
+        p = int(module.current_player(state))
+        others = [(imem[s].copy(), fmem[s].copy()) for s in range(players)]
+        a = decide(k, kinds, bp, state, params, rng, p, imem, fmem)
+        for s in range(players):
+            if s != p:
+                assert np.array_equal(imem[s], others[s][0]) and np.array_equal(fmem[s], others[s][1])
+        if not np.array_equal(imem[p], others[p][0]):
+            touched.add(p)
+        module.apply(state, params, a)
+    assert touched  # the bot did use its memory
+
+
+def test_flatmc_beats_random_at_kuhn():
+    config = RunConfig.build("kuhn", 2, "flatmc:playouts=30,random", {}, 3)
+    rows = Batch(config).run(0, 400)
+    cols = config.columns()
+    assert rows[:, cols.index("score_0")].mean() > 0.2  # random against random: about 0.13
