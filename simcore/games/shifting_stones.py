@@ -1066,6 +1066,23 @@ def _trigger_of(params, players: int) -> int:
     return t if t > 0 else int(TRIGGER_BY_PLAYERS[players])
 
 
+def _result_words(state, params, players) -> str:
+    """The final scores (bonus included), who got the bonus and who won."""
+    row = np.zeros(len(INFO.result_columns(players)), dtype=np.int64)
+    summarize(np.asarray(state, dtype=np.int64), np.asarray(params), players, row)
+    scores = [int(row[SCORE_COL[players] + k]) for k in range(players)]
+    wins = [k for k in range(players) if row[WIN_COL[players] + k]]
+    bonus = [k for k in range(players) if row[BONUS_COL[players] + k]]
+    if state[TRUNCATED]:
+        verdict = "truncated at the round cap (no result)"
+    elif players == 1:
+        verdict = "won: every card scored" if wins else f"lost: {int(state[STRIKES])} strikes"
+    else:
+        verdict = "winner" + ("s " if len(wins) > 1 else " ") + ", ".join(map(str, wins))
+    extra = f"; bonus to seat{'s' if len(bonus) > 1 else ''} {', '.join(map(str, bonus))}" if bonus else ""
+    return f"scores {scores}{extra}; {verdict}"
+
+
 def render(view, seat, params, players) -> str:
     """Seat ``seat``'s view in words: the grid with both faces, its hand with the cards'
     patterns, the other hands as counts, the piles, scores, bonus race, whose turn and what
@@ -1075,7 +1092,7 @@ def render(view, seat, params, players) -> str:
     cur = v[CUR]
     out = [f"Shifting Stones, {players} player{'s' if players > 1 else ''}: seat {seat}'s view"]
     if v[OVER]:
-        out.append(f"Game over after {v[ROUND]} rounds" + (" (truncated at the round cap)" if v[TRUNCATED] else ""))
+        out.append(f"Game over after {v[ROUND]} rounds: " + _result_words(np.asarray(view), params, players))
     else:
         who = "you" if cur == seat else f"seat {cur}"
         out.append(f"Round {v[ROUND] + 1}: {who} to play")
@@ -1157,8 +1174,9 @@ def describe_step(before, action, after, params, players) -> list[str]:
     if action < END:
         c = action - SCORE_BASE
         pts = int(params[P_POINTS + c])
-        lines.append(f"seat {s} scores #{c + 1}, {_points_word(pts)}: now {a[CARDS + s]} card(s), "
-                     f"{a[POINTS + s]} points")
+        n = a[CARDS + s]
+        lines.append(f"seat {s} scores #{c + 1}, {_points_word(pts)}: now {n} card{'s' if n != 1 else ''}, "
+                     f"{_points_word(a[POINTS + s])}")
         lines += ["  " + r.replace("*", GREY) for r in card_rows(params, c)]
         if a[TRIGGER_SEAT] >= 0 and b[TRIGGER_SEAT] < 0:
             lines.append(f"seat {s} reached {a[CARDS + s]} cards: the end is triggered, the round is finished")
@@ -1176,19 +1194,7 @@ def describe_step(before, action, after, params, players) -> list[str]:
         lines.append(f"seat {s} draws {' '.join(f'#{c + 1}' for c in drawn)} (hand {a[HAND_N + s]}; "
                      f"draw pile {a[DRAW_END] - a[DRAW_TOP]})")
     if a[OVER]:
-        row = np.zeros(len(INFO.result_columns(players)), dtype=np.int64)
-        summarize(np.asarray(after, dtype=np.int64), np.asarray(params), players, row)
-        scores = [int(row[SCORE_COL[players] + k]) for k in range(players)]
-        wins = [k for k in range(players) if row[WIN_COL[players] + k]]
-        bonus = [k for k in range(players) if row[BONUS_COL[players] + k]]
-        if a[TRUNCATED]:
-            verdict = "truncated at the round cap (no result)"
-        elif players == 1:
-            verdict = "won: every card scored" if wins else f"lost: {a[STRIKES]} strikes"
-        else:
-            verdict = "winner" + ("s " if len(wins) > 1 else " ") + ", ".join(map(str, wins))
-        extra = f"; bonus to seat{'s' if len(bonus) > 1 else ''} {', '.join(map(str, bonus))}" if bonus else ""
-        lines.append(f"game over: scores {scores}{extra}; {verdict}")
+        lines.append("game over: " + _result_words(after, params, players))
     else:
         lines.append(f"seat {a[CUR]} to play")
     return lines
