@@ -21,26 +21,42 @@ because the deck is a runtime input (``--variant deck=PATH``):
             PL_BITLO[648] PL_BITHI[648]   the bit of placement i's card in the LO/HI word
             BY_VALUE[72]  card indices by point value: 28 ones, 26 twos, 13 threes, 5 fives
 
-State (one int64 vector, STATE_SIZE slots; seat regions are sized for 5 seats)::
+State (one int64 vector, STATE_SIZE = 274 slots; seat regions are sized for 5 seats;
+this table is ``LAYOUT.table()``)::
 
-    RNG            chance stream (simcore.rng)      PLAYERS   seats in this game
-    CUR            seat on turn; -1 once over       GRID      27-bit grid
-    OVER           1 once the game has ended        TRUNCATED 1 if the round cap ended it
-    ROUND          rounds completed                 TURNS     player turns completed
-    TURN_ACTIONS   actions taken this turn          TURN_SCORED  cards scored this turn
-    PENDING        card just discarded for a shift/flip still to choose, -1
-    TRIGGER_SEAT   seat whose score triggered the end (-1: not yet; 2-5 players)
-    STRIKES        solo strikes                     SCORED_TOTAL cards scored by anyone
-    DRAW_TOP, DRAW_END   the draw pile is DECK[DRAW_TOP:DRAW_END], top card first
-    DISCARD_LO/HI  discard pile (set)               DISCARD_N  its size
-    GAME_LO/HI     the cards in this game (all 72; solo: the 16 chosen)   NCARDS  their count
-    RESHUFFLES     discard piles reshuffled so far
-    HAND_LO[5], HAND_HI[5]   each seat's hand (set)  HAND_N[5]  hand sizes (public)
-    SKIPPED[5]     1 if the seat's last turn was a skip
-    CARDS[5], POINTS[5], ONES[5]   cards scored, their points, 1-point cards among them
-    DECK[72]       the shuffled deck; at the start seat s was dealt
-                   DECK[s*hand_size:(s+1)*hand_size]; after a reshuffle the new pile
-    SCORED_BY[72]  seat that scored each card (-1)   SCORED_ROUND[72]  round it was scored in (-1)
+    RNG           [0]         chance stream (simcore.rng)
+    PLAYERS       [1]         seats in this game
+    CUR           [2]         seat on turn; -1 once over
+    GRID          [3]         27-bit grid, 3 bits a cell, cell 0 lowest
+    OVER          [4]         1 once the game has ended
+    TRUNCATED     [5]         1 if the round cap ended it
+    ROUND         [6]         rounds completed (solo: turns)
+    TURNS         [7]         player turns completed
+    TURN_ACTIONS  [8]         discards and scores this turn
+    TURN_SCORED   [9]         cards scored this turn
+    TRIGGER_SEAT  [10]        seat whose score triggered the end; -1 not yet (2-5 players)
+    STRIKES       [11]        solo strikes
+    SCORED_TOTAL  [12]        cards scored by anyone
+    DRAW_TOP      [13]        the draw pile is DECK[DRAW_TOP:DRAW_END], top card first
+    DRAW_END      [14]
+    DISCARD_LO    [15]        discard pile (set, two words)
+    DISCARD_HI    [16]
+    DISCARD_N     [17]        its size
+    GAME_LO       [18]        the cards in this game (all 72; solo: the 16 chosen)
+    GAME_HI       [19]
+    NCARDS        [20]        their count
+    RESHUFFLES    [21]        discard piles reshuffled so far
+    PENDING       [22]        card just discarded for a shift/flip still to choose; -1
+    HAND_LO       [23:28]     each seat's hand (set), LO word
+    HAND_HI       [28:33]     HI word
+    HAND_N        [33:38]     hand sizes (public)
+    SKIPPED       [38:43]     1 if the seat's last turn was a skip
+    CARDS         [43:48]     cards scored
+    POINTS        [48:53]     their points
+    ONES          [53:58]     1-point cards among them
+    DECK          [58:130]    the shuffled deck (seat s dealt DECK[s*h:(s+1)*h]); after a reshuffle the pile
+    SCORED_BY     [130:202]   seat that scored each card; -1
+    SCORED_ROUND  [202:274]   round each card was scored in; -1
 
 Actions (NUM_ACTIONS = 167; c = card index 0..71).  A shift or a flip takes two decisions:
 first the card to discard, then the move it pays for::
@@ -60,6 +76,30 @@ early (measured: 99.8% of 2-player random games hit the 200-round cap).  Split, 
 random bot picks among cards, scores and end turn, which plays like the game.  Actions
 name cards rather than hand slots, so the hand (which has no limit: a skip adds cards)
 needs no cap: it can hold any of the 72 cards and every id stays valid.
+
+Observation (``observation``: OBS_SIZE = 420 float64 entries, the same at every player
+count; seat blocks are relative to the observer, absent seats 0; everything in it is
+public or the observer's own; this table is ``OBS_LAYOUT.table()``)::
+
+    OBS_GRID      [0:72]      face up in each cell, one-hot [8*cell + face] (S M F B H O E T); beneath: face ^ 1
+    OBS_HAND      [72:144]    own hand, multi-hot by card index (id - 1)
+    OBS_MATCH     [144:216]   own hand cards that match the grid now (may be scored)
+    OBS_DISCARD   [216:288]   discard pile, multi-hot (returns at a reshuffle)
+    OBS_SCORED    [288:360]   cards scored by anyone, multi-hot (gone for good)
+    OBS_PHASE     [360:364]   a discard awaits its shift/flip; the turn has an action; it scored; its seat may skip
+    OBS_ON_TURN   [364:369]   seat on turn, one-hot; seat blocks: [k] is seat (seat + k) % players
+    OBS_PRESENT   [369:374]   1 for the relative seats in the game
+    OBS_HAND_N    [374:379]   hand sizes / hand_size (above 1 after a skip)
+    OBS_CARDS     [379:384]   cards scored / end trigger (solo: / cards in the game)
+    OBS_POINTS    [384:389]   points of the scored cards / 30
+    OBS_ONES      [389:394]   1-point cards scored / 10 (the bonus race)
+    OBS_BONUS     [394:399]   1 if the seat would get the bonus if the game ended now
+    OBS_SKIPPED   [399:404]   1 if the seat's last turn was a skip (it may not skip next)
+    OBS_TRIGGER   [404:409]   the seat that triggered the end, one-hot
+    OBS_PILES     [409:411]   draw pile and discard pile sizes / cards in the game
+    OBS_PROGRESS  [411:414]   rounds / round_cap; 1 once the end is triggered; solo strikes / solo_strikes
+    OBS_PLAYERS   [414:419]   player count, one-hot at [players - 1]
+    OBS_OVER      [419]       1 once the game is over
 """
 from __future__ import annotations
 
@@ -67,15 +107,16 @@ from functools import lru_cache
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
+from simcore.kernel_helpers import (HALF, next_seat, pile_pop, pile_refill, set_has, set_kth, set_list,
+                                    set_with, set_without, shuffle_range)
+from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option, encode_options
 from simcore.protocol import HIDDEN, GameInfo
-from simcore.rng import below, next_u64, popcount, shuffle
+from simcore.rng import below, next_u64
 from .shifting_stones_deck import DECK_SIZE, FACES, POINT_COUNTS, load_deck, placements
 
 NUM_CARDS = DECK_SIZE
-HALF = 36  # cards per set word
 MAX_PLAYERS = 5
 MAX_PLACE = 9  # a 1x1 footprint has 9 offsets; the real deck needs at most 6
 PL_CAP = NUM_CARDS * MAX_PLACE
@@ -104,41 +145,44 @@ END = SCORE_BASE + NUM_CARDS  # 165
 SKIP = END + 1  # 166
 NUM_ACTIONS = SKIP + 1  # 167
 
-# ---- state slots --------------------------------------------------------------------------
-RNG = 0
-PLAYERS = 1
-CUR = 2
-GRID = 3
-OVER = 4
-TRUNCATED = 5
-ROUND = 6
-TURNS = 7
-TURN_ACTIONS = 8
-TURN_SCORED = 9
-TRIGGER_SEAT = 10
-STRIKES = 11
-SCORED_TOTAL = 12
-DRAW_TOP = 13
-DRAW_END = 14
-DISCARD_LO = 15
-DISCARD_HI = 16
-DISCARD_N = 17
-GAME_LO = 18
-GAME_HI = 19
-NCARDS = 20
-RESHUFFLES = 21
-PENDING = 22
-HAND_LO = 23
-HAND_HI = HAND_LO + MAX_PLAYERS
-HAND_N = HAND_HI + MAX_PLAYERS
-SKIPPED = HAND_N + MAX_PLAYERS
-CARDS = SKIPPED + MAX_PLAYERS
-POINTS = CARDS + MAX_PLAYERS
-ONES = POINTS + MAX_PLAYERS
-DECK = ONES + MAX_PLAYERS
-SCORED_BY = DECK + NUM_CARDS
-SCORED_ROUND = SCORED_BY + NUM_CARDS
-STATE_SIZE = SCORED_ROUND + NUM_CARDS
+# ---- state ----------------------------------------------------------------------------------
+# seat regions are sized for MAX_PLAYERS seats; the header's table is LAYOUT.table()
+LAYOUT = Layout(
+    Field("RNG", 1, "chance stream (simcore.rng)"),
+    Field("PLAYERS", 1, "seats in this game"),
+    Field("CUR", 1, "seat on turn; -1 once over"),
+    Field("GRID", 1, "27-bit grid, 3 bits a cell, cell 0 lowest"),
+    Field("OVER", 1, "1 once the game has ended"),
+    Field("TRUNCATED", 1, "1 if the round cap ended it"),
+    Field("ROUND", 1, "rounds completed (solo: turns)"),
+    Field("TURNS", 1, "player turns completed"),
+    Field("TURN_ACTIONS", 1, "discards and scores this turn"),
+    Field("TURN_SCORED", 1, "cards scored this turn"),
+    Field("TRIGGER_SEAT", 1, "seat whose score triggered the end; -1 not yet (2-5 players)"),
+    Field("STRIKES", 1, "solo strikes"),
+    Field("SCORED_TOTAL", 1, "cards scored by anyone"),
+    Field("DRAW_TOP", 1, "the draw pile is DECK[DRAW_TOP:DRAW_END], top card first"),
+    Field("DRAW_END", 1),
+    Field("DISCARD_LO", 1, "discard pile (set, two words)"),
+    Field("DISCARD_HI", 1),
+    Field("DISCARD_N", 1, "its size"),
+    Field("GAME_LO", 1, "the cards in this game (all 72; solo: the 16 chosen)"),
+    Field("GAME_HI", 1),
+    Field("NCARDS", 1, "their count"),
+    Field("RESHUFFLES", 1, "discard piles reshuffled so far"),
+    Field("PENDING", 1, "card just discarded for a shift/flip still to choose; -1"),
+    Field("HAND_LO", MAX_PLAYERS, "each seat's hand (set), LO word"),
+    Field("HAND_HI", MAX_PLAYERS, "HI word"),
+    Field("HAND_N", MAX_PLAYERS, "hand sizes (public)"),
+    Field("SKIPPED", MAX_PLAYERS, "1 if the seat's last turn was a skip"),
+    Field("CARDS", MAX_PLAYERS, "cards scored"),
+    Field("POINTS", MAX_PLAYERS, "their points"),
+    Field("ONES", MAX_PLAYERS, "1-point cards among them"),
+    Field("DECK", NUM_CARDS, "the shuffled deck (seat s dealt DECK[s*h:(s+1)*h]); after a reshuffle the pile"),
+    Field("SCORED_BY", NUM_CARDS, "seat that scored each card; -1"),
+    Field("SCORED_ROUND", NUM_CARDS, "round each card was scored in; -1"),
+)
+LAYOUT.export(globals())
 
 # ---- options (order = rules table, then deck) = slots of the parameter vector -------------
 OPTIONS = (
@@ -217,70 +261,26 @@ def grid_letters(grid: int) -> str:
 
 # ---- small helpers -------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _bit_in(lo, hi, c):
-    if c < HALF:
-        return (lo >> c) & 1
-    return (hi >> (c - HALF)) & 1
-
-
-@njit(cache=True, inline="always")
-def _with(lo, hi, c):
-    """The set (lo, hi) with card c added."""
-    if c < HALF:
-        return lo | (np.int64(1) << c), hi
-    return lo, hi | (np.int64(1) << (c - HALF))
-
-
-@njit(cache=True, inline="always")
 def _hand_add(state, s, c):
-    state[HAND_LO + s], state[HAND_HI + s] = _with(state[HAND_LO + s], state[HAND_HI + s], c)
+    state[HAND_LO + s], state[HAND_HI + s] = set_with(state[HAND_LO + s], state[HAND_HI + s], c)
     state[HAND_N + s] += 1
 
 
 @njit(cache=True, inline="always")
 def _hand_remove(state, s, c):
-    if c < HALF:
-        state[HAND_LO + s] &= ~(np.int64(1) << c)
-    else:
-        state[HAND_HI + s] &= ~(np.int64(1) << (c - HALF))
+    state[HAND_LO + s], state[HAND_HI + s] = set_without(state[HAND_LO + s], state[HAND_HI + s], c)
     state[HAND_N + s] -= 1
 
 
 @njit(cache=True, inline="always")
 def _discard_add(state, c):
-    state[DISCARD_LO], state[DISCARD_HI] = _with(state[DISCARD_LO], state[DISCARD_HI], c)
+    state[DISCARD_LO], state[DISCARD_HI] = set_with(state[DISCARD_LO], state[DISCARD_HI], c)
     state[DISCARD_N] += 1
 
 
 @njit(cache=True, inline="always")
-def _list_cards(lo, hi, base, out, n):
-    """Write ``base + c`` for every card c of the set (lo, hi), ascending, to ``out[n:]``;
-    return the new n."""
-    m = lo
-    while m:
-        out[n] = base + trailing_zeros(m)
-        n += 1
-        m &= m - 1
-    m = hi
-    while m:
-        out[n] = base + HALF + trailing_zeros(m)
-        n += 1
-        m &= m - 1
-    return n
-
-
-@njit(cache=True, inline="always")
 def _kth_in_hand(state, s, k):
-    m = state[HAND_LO + s]
-    base = 0
-    nlo = popcount(m)
-    if k >= nlo:
-        m = state[HAND_HI + s]
-        base = HALF
-        k -= nlo
-    for _ in range(k):
-        m &= m - 1
-    return base + trailing_zeros(m)
+    return set_kth(state[HAND_LO + s], state[HAND_HI + s], k)
 
 
 @njit(cache=True, inline="always")
@@ -338,7 +338,7 @@ def _choose_from_value(params, v, skip_lo, skip_hi, need, rng, slot, out, w):
     n = 0
     for i in range(VALUE_COUNT[v]):
         c = params[P_BY_VALUE + VALUE_START[v] + i]
-        if not _bit_in(skip_lo, skip_hi, c):
+        if not set_has(skip_lo, skip_hi, c):
             out[w + n] = c
             n += 1
     for i in range(need):  # partial Fisher-Yates: the chosen cards end up in front
@@ -353,13 +353,12 @@ def _choose_from_value(params, v, skip_lo, skip_hi, need, rng, slot, out, w):
 def _choose_solo_deck(state, params):
     """DECK[0:16] = 8 one-, 4 two-, 3 three- and 1 five-point card, each chosen uniformly
     within its value (then shuffled by the caller)."""
-    w = 0
-    deck = state[DECK:DECK + NUM_CARDS]
+    w = DECK
     for v in range(VALUE_COUNT.shape[0]):
-        w = _choose_from_value(params, v, 0, 0, SOLO_COUNTS[v], state, RNG, deck, w)
-    for i in range(w, NUM_CARDS):
-        deck[i] = -1
-    return w
+        w = _choose_from_value(params, v, 0, 0, SOLO_COUNTS[v], state, RNG, state, w)
+    for i in range(w, DECK + NUM_CARDS):
+        state[i] = -1
+    return w - DECK
 
 
 @njit(cache=True)
@@ -375,7 +374,7 @@ def init(state, params, players, chance_key):
     # the grid: shuffle the 9 tiles into the cells (DECK is scratch here), then faces
     for i in range(9):
         state[DECK + i] = TILE_KINDS[i]
-    shuffle(state, RNG, state[DECK:DECK + 9], 9)
+    shuffle_range(state, RNG, state, DECK, 9)
     grid = np.int64(0)
     up = np.int64(0)  # bit x: cell x shows face B
     if params[OPT_RANDOM_FACES] != 0:
@@ -390,11 +389,11 @@ def init(state, params, players, chance_key):
         n = NUM_CARDS
         for c in range(NUM_CARDS):
             state[DECK + c] = c
-    shuffle(state, RNG, state[DECK:DECK + n], n)
+    shuffle_range(state, RNG, state, DECK, n)
     state[NCARDS] = n
     lo = hi = np.int64(0)
     for i in range(n):
-        lo, hi = _with(lo, hi, state[DECK + i])
+        lo, hi = set_with(lo, hi, state[DECK + i])
     state[GAME_LO] = lo
     state[GAME_HI] = hi
     state[DRAW_END] = n
@@ -429,7 +428,7 @@ def legal_actions(state, params, out):
             out[m] = m
         return MOVES
     s = state[CUR]
-    h = _list_cards(state[HAND_LO + s], state[HAND_HI + s], DISCARD_BASE, out, 0)
+    h = set_list(state[HAND_LO + s], state[HAND_HI + s], DISCARD_BASE, out, 0)
     n = h
     for i in range(h):
         c = out[i] - DISCARD_BASE
@@ -477,10 +476,8 @@ def random_action(state, params, rng, slot):
 @njit(cache=True)
 def _reshuffle(state):
     """The discard pile becomes the draw pile (cards in id order, then shuffled)."""
-    n = _list_cards(state[DISCARD_LO], state[DISCARD_HI], 0, state[DECK:DECK + NUM_CARDS], 0)
-    shuffle(state, RNG, state[DECK:DECK + n], n)
-    state[DRAW_TOP] = 0
-    state[DRAW_END] = n
+    n = set_list(state[DISCARD_LO], state[DISCARD_HI], 0, state, DECK) - DECK
+    pile_refill(state, RNG, DECK, n, DRAW_TOP, DRAW_END)
     state[DISCARD_LO] = 0
     state[DISCARD_HI] = 0
     state[DISCARD_N] = 0
@@ -490,12 +487,13 @@ def _reshuffle(state):
 @njit(cache=True)
 def _draw(state, s, k):
     for _ in range(k):
-        if state[DRAW_TOP] == state[DRAW_END]:
+        c = pile_pop(state, DECK, DRAW_TOP, DRAW_END)
+        if c < 0:
             if state[DISCARD_N] == 0:
                 return
             _reshuffle(state)
-        _hand_add(state, s, state[DECK + state[DRAW_TOP]])
-        state[DRAW_TOP] += 1
+            c = pile_pop(state, DECK, DRAW_TOP, DRAW_END)
+        _hand_add(state, s, c)
 
 
 @njit(cache=True)
@@ -512,8 +510,8 @@ def _finish_turn(state, params):
         elif state[ROUND] >= params[OPT_ROUND_CAP]:
             state[OVER] = 1
             state[TRUNCATED] = 1
-    elif s + 1 < players:
-        state[CUR] = s + 1
+    elif next_seat(s, 1, players) != 0:
+        state[CUR] = next_seat(s, 1, players)
         return
     else:
         state[ROUND] += 1
@@ -596,34 +594,61 @@ def bonus_seats(state, params, players):
     return m
 
 
+@njit(cache=True, inline="always")
+def _final_score(state, params, s, bonus):
+    return state[POINTS + s] + ((bonus >> s) & 1) * params[OPT_BONUS_POINTS]
+
+
 @njit(cache=True)
 def summarize(state, params, players, row):
     n = players
+    copy_columns(state, players, row, PLANS[players])
     bonus = bonus_seats(state, params, players)
     top = -1
     for s in range(n):
-        score = state[POINTS + s] + ((bonus >> s) & 1) * params[OPT_BONUS_POINTS]
-        row[s] = score
+        score = _final_score(state, params, s, bonus)
+        row[SCORE_COL[n] + s] = score
         top = max(top, score)
     truncated = state[TRUNCATED]
     for s in range(n):
         if truncated:
-            row[n + s] = 0
+            win = 0
         elif n == 1:
-            row[n + s] = 1 if state[SCORED_TOTAL] == state[NCARDS] else 0
+            win = 1 if state[SCORED_TOTAL] == state[NCARDS] else 0
         else:
-            row[n + s] = 1 if row[s] == top else 0
-    row[2 * n] = truncated
-    row[2 * n + 1] = state[TURNS]
-    c = 2 * n + 2
-    for s in range(n):
-        row[c + s] = state[CARDS + s]
-        row[c + n + s] = state[POINTS + s]
-        row[c + 2 * n + s] = (bonus >> s) & 1
-    c += 3 * n
-    row[c] = state[ROUND]
-    if n == 1:
-        row[c + 1] = state[STRIKES]
+            win = 1 if row[SCORE_COL[n] + s] == top else 0
+        row[WIN_COL[n] + s] = win
+        row[BONUS_COL[n] + s] = (bonus >> s) & 1
+
+
+@njit(cache=True)
+def returns(state, params, players, out):
+    """A win is worth 1, shared equally among tied winners; a truncated game 1/players each
+    (solo: a win 1, a loss 0); 0 for everyone before the end."""
+    for s in range(players):
+        out[s] = 0.0
+    if state[OVER] == 0:
+        return
+    if state[TRUNCATED] != 0:
+        for s in range(players):
+            out[s] = 1.0 / players
+        return
+    if players == 1:
+        out[0] = 1.0 if state[SCORED_TOTAL] == state[NCARDS] else 0.0
+        return
+    bonus = bonus_seats(state, params, players)
+    top = -1
+    winners = 0
+    for s in range(players):
+        score = _final_score(state, params, s, bonus)
+        if score > top:
+            top = score
+            winners = 1
+        elif score == top:
+            winners += 1
+    for s in range(players):
+        if _final_score(state, params, s, bonus) == top:
+            out[s] = 1.0 / winners
 
 
 # ---- information sets ------------------------------------------------------------------------------
@@ -660,30 +685,30 @@ def determinize(view, params, player, rng, slot, out):
     seen_hi = view[HAND_HI + player] | view[DISCARD_HI]
     for c in range(NUM_CARDS):
         if view[SCORED_BY + c] >= 0:
-            seen_lo, seen_hi = _with(seen_lo, seen_hi, c)
+            seen_lo, seen_hi = set_with(seen_lo, seen_hi, c)
     if players == 1:
-        w = 0
-        deck = out[DECK:DECK + NUM_CARDS]
+        w = DECK
         for v in range(VALUE_COUNT.shape[0]):
             need = SOLO_COUNTS[v]
             for i in range(VALUE_COUNT[v]):
-                if _bit_in(seen_lo, seen_hi, params[P_BY_VALUE + VALUE_START[v] + i]):
+                if set_has(seen_lo, seen_hi, params[P_BY_VALUE + VALUE_START[v] + i]):
                     need -= 1
-            w = _choose_from_value(params, v, seen_lo, seen_hi, need, rng, slot, deck, w)
-        shuffle(rng, slot, out[DECK:DECK + w], w)
+            w = _choose_from_value(params, v, seen_lo, seen_hi, need, rng, slot, out, w)
+        w -= DECK
+        shuffle_range(rng, slot, out, DECK, w)
         glo = seen_lo
         ghi = seen_hi
         for i in range(w):
-            glo, ghi = _with(glo, ghi, out[DECK + i])
+            glo, ghi = set_with(glo, ghi, out[DECK + i])
         out[GAME_LO] = glo
         out[GAME_HI] = ghi
     else:
         w = 0
         for c in range(NUM_CARDS):
-            if not _bit_in(seen_lo, seen_hi, c):
+            if not set_has(seen_lo, seen_hi, c):
                 out[DECK + w] = c
                 w += 1
-        shuffle(rng, slot, out[DECK:DECK + w], w)
+        shuffle_range(rng, slot, out, DECK, w)
         k = w
         for s in range(players):
             if s == player:
@@ -691,7 +716,7 @@ def determinize(view, params, player, rng, slot, out):
             lo = hi = np.int64(0)
             for _ in range(view[HAND_N + s]):
                 k -= 1
-                lo, hi = _with(lo, hi, out[DECK + k])
+                lo, hi = set_with(lo, hi, out[DECK + k])
             out[HAND_LO + s] = lo
             out[HAND_HI + s] = hi
         w = k
@@ -702,14 +727,130 @@ def determinize(view, params, player, rng, slot, out):
     out[RNG] = np.int64(next_u64(rng, slot))  # a fresh future, independent of the real one
 
 
-# ---- declaration -------------------------------------------------------------------------------------
-def _extra_columns(players: int) -> list[str]:
-    seats = range(players)
-    cols = [f"cards_{s}" for s in seats] + [f"points_{s}" for s in seats]
-    cols += [f"bonus_{s}" for s in seats] + ["rounds"]
+# ---- observation ------------------------------------------------------------------------------------
+# what a seat may know, as floats for learning; seat blocks are relative to the observer
+OBS_LAYOUT = Layout(
+    Field("OBS_GRID", 9 * 8, "face up in each cell, one-hot [8*cell + face] (S M F B H O E T); beneath: face ^ 1"),
+    Field("OBS_HAND", NUM_CARDS, "own hand, multi-hot by card index (id - 1)"),
+    Field("OBS_MATCH", NUM_CARDS, "own hand cards that match the grid now (may be scored)"),
+    Field("OBS_DISCARD", NUM_CARDS, "discard pile, multi-hot (returns at a reshuffle)"),
+    Field("OBS_SCORED", NUM_CARDS, "cards scored by anyone, multi-hot (gone for good)"),
+    Field("OBS_PHASE", 4, "a discard awaits its shift/flip; the turn has an action; it scored; its seat may skip"),
+    Field("OBS_ON_TURN", MAX_PLAYERS, "seat on turn, one-hot; seat blocks: [k] is seat (seat + k) % players"),
+    Field("OBS_PRESENT", MAX_PLAYERS, "1 for the relative seats in the game"),
+    Field("OBS_HAND_N", MAX_PLAYERS, "hand sizes / hand_size (above 1 after a skip)"),
+    Field("OBS_CARDS", MAX_PLAYERS, "cards scored / end trigger (solo: / cards in the game)"),
+    Field("OBS_POINTS", MAX_PLAYERS, "points of the scored cards / 30"),
+    Field("OBS_ONES", MAX_PLAYERS, "1-point cards scored / 10 (the bonus race)"),
+    Field("OBS_BONUS", MAX_PLAYERS, "1 if the seat would get the bonus if the game ended now"),
+    Field("OBS_SKIPPED", MAX_PLAYERS, "1 if the seat's last turn was a skip (it may not skip next)"),
+    Field("OBS_TRIGGER", MAX_PLAYERS, "the seat that triggered the end, one-hot"),
+    Field("OBS_PILES", 2, "draw pile and discard pile sizes / cards in the game"),
+    Field("OBS_PROGRESS", 3, "rounds / round_cap; 1 once the end is triggered; solo strikes / solo_strikes"),
+    Field("OBS_PLAYERS", MAX_PLAYERS, "player count, one-hot at [players - 1]"),
+    Field("OBS_OVER", 1, "1 once the game is over"),
+    size_name="OBS_SIZE",
+)
+OBS_LAYOUT.export(globals())
+OBS_POINTS_SCALE = 30.0  # about a winning score
+OBS_ONES_SCALE = 10.0
+
+
+@njit(cache=True)
+def observation(view, params, seat, out):
+    """The observation of ``seat`` from its view (every slot read here is public or the
+    seat's own: hands of others, the pile order and the stream are never touched)."""
+    for i in range(OBS_SIZE):
+        out[i] = 0.0
+    players = view[PLAYERS]
+    grid = view[GRID]
+    for cell in range(9):
+        out[OBS_GRID + 8 * cell + ((grid >> (3 * cell)) & 7)] = 1.0
+    lo = view[HAND_LO + seat]
+    hi = view[HAND_HI + seat]
+    mlo, mhi = matching_cards(params, grid)
+    dlo = view[DISCARD_LO]
+    dhi = view[DISCARD_HI]
+    for c in range(NUM_CARDS):
+        if set_has(lo, hi, c):
+            out[OBS_HAND + c] = 1.0
+            if set_has(mlo, mhi, c):
+                out[OBS_MATCH + c] = 1.0
+        if set_has(dlo, dhi, c):
+            out[OBS_DISCARD + c] = 1.0
+        if view[SCORED_BY + c] >= 0:
+            out[OBS_SCORED + c] = 1.0
+    cur = view[CUR]
+    over = view[OVER] != 0
+    if view[PENDING] >= 0:
+        out[OBS_PHASE] = 1.0
+    if view[TURN_ACTIONS] > 0:
+        out[OBS_PHASE + 1] = 1.0
+    if view[TURN_SCORED] > 0:
+        out[OBS_PHASE + 2] = 1.0
+    if not over and cur >= 0 and may_skip(view, cur):
+        out[OBS_PHASE + 3] = 1.0
+    ncards = max(view[NCARDS], 1)
+    goal = end_trigger(params, players) if players > 1 else ncards
+    bonus = bonus_seats(view, params, players)
+    s = seat
+    for k in range(players):
+        out[OBS_PRESENT + k] = 1.0
+        if s == cur:
+            out[OBS_ON_TURN + k] = 1.0
+        out[OBS_HAND_N + k] = view[HAND_N + s] / params[OPT_HAND_SIZE]
+        out[OBS_CARDS + k] = view[CARDS + s] / goal
+        out[OBS_POINTS + k] = view[POINTS + s] / OBS_POINTS_SCALE
+        out[OBS_ONES + k] = view[ONES + s] / OBS_ONES_SCALE
+        out[OBS_BONUS + k] = (bonus >> s) & 1
+        out[OBS_SKIPPED + k] = view[SKIPPED + s]
+        if view[TRIGGER_SEAT] == s:
+            out[OBS_TRIGGER + k] = 1.0
+        s = next_seat(s, 1, players)
+    out[OBS_PILES] = (view[DRAW_END] - view[DRAW_TOP]) / ncards
+    out[OBS_PILES + 1] = view[DISCARD_N] / ncards
+    out[OBS_PROGRESS] = view[ROUND] / params[OPT_ROUND_CAP]
+    if view[TRIGGER_SEAT] >= 0:
+        out[OBS_PROGRESS + 1] = 1.0
     if players == 1:
-        cols.append("strikes")
-    return cols
+        out[OBS_PROGRESS + 2] = view[STRIKES] / params[OPT_SOLO_STRIKES]
+    out[OBS_PLAYERS + players - 1] = 1.0
+    if over:
+        out[OBS_OVER] = 1.0
+
+
+# ---- declaration -------------------------------------------------------------------------------------
+# the common columns, with the two this game copies straight from the state
+_COMMON = {c.name: c for c in COMMON_COLUMNS}
+COLUMNS = Columns(
+    LAYOUT,
+    Column("cards", "cards the seat scored", per_seat=True, field="CARDS"),
+    Column("points", "points of the seat's scored cards (the score without the bonus)",
+           per_seat=True, field="POINTS"),
+    Column("bonus", "1 if the seat got the bonus for the most 1-point cards", per_seat=True),
+    Column("rounds", "rounds completed: every seat had a turn (solo: turns; a truncated game: the cap)",
+           field="ROUND"),
+    Column("strikes", "turns ended without scoring a card (a skip counts unless skip_is_strike=false)",
+           field="STRIKES"),
+    Column("ones", "1-point cards the seat scored (the bonus race)", per_seat=True, field="ONES"),
+    Column("reshuffles", "times the discard pile was shuffled into a new draw pile", field="RESHUFFLES"),
+    Column("trigger_seat", "seat whose score reached the end trigger first (-1: nobody, i.e. truncated)",
+           field="TRIGGER_SEAT"),
+    common=(
+        Column("score", "final score: points of the scored cards plus the bonus (solo: the points)",
+               per_seat=True),
+        Column("win", "1 for every seat with the top score (a tie is a shared win; solo: all 16 "
+               "cards scored); all 0 when truncated", per_seat=True),
+        Column("truncated", _COMMON["truncated"].doc, field="TRUNCATED"),
+        Column("turns", "player turns completed: each end turn or skip is one", field="TURNS"),
+    ),
+    only_for={"strikes": (1,), "trigger_seat": (2, 3, 4, 5)},
+)
+PLANS = COLUMNS.plans(MAX_PLAYERS)
+# row positions (after the runner's prefix) by player count; 0 where a count is impossible
+SCORE_COL, WIN_COL, BONUS_COL = (
+    np.array([COLUMNS.index(name, n) if n else 0 for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
+    for name in ("score", "win", "bonus"))
 
 
 def _max_decisions(players: int) -> int:
@@ -726,7 +867,9 @@ INFO = GameInfo(
     options=OPTIONS,
     num_actions=NUM_ACTIONS,
     state_size=lambda players: STATE_SIZE,
-    extra_columns=_extra_columns,
+    extra_columns=COLUMNS.extra_names,
+    column_docs=tuple(COLUMNS.docs()),
+    observation_size=lambda players: OBS_SIZE,
     max_decisions=_max_decisions,
     scratch_size=NUM_ACTIONS,
     params_builder=build_params,
@@ -807,3 +950,251 @@ def trace_result(values: dict, players: int) -> dict:
         return {}
     return {"win": bool(values["win_0"]), "cards": values["cards_0"], "points": values["points_0"],
             "strikes": values["strikes"], "turns": values["turns"]}
+
+
+# ---- for `playlab show` and humans --------------------------------------------------------------------
+# fields of every trace event (shared/spec/trace.md); a name starting with "*" takes the
+# remaining tokens as a list
+EVENT_FIELDS = {
+    "grid": ("faces",),
+    "hand": ("seat", "*cards"),
+    "deck": ("*cards",),
+    "shift": ("seat", "a", "b", "card"),
+    "flip": ("seat", "cell", "card"),
+    "score": ("seat", "card"),
+    "end": ("seat",),
+    "skip": ("seat",),
+    "draw": ("seat", "*cards"),
+    "reshuffle": ("*cards",),
+    "strike": ("seat",),
+}
+
+
+def parse_event(event: str) -> dict:
+    """``"shift 0 3 4 17"`` as ``{"event": "shift", "seat": 0, "a": 3, "b": 4, "card": 17}``
+    by ``EVENT_FIELDS`` (numbers become ints); a wrong token count raises ValueError."""
+    kind, *tokens = event.split()
+    fields = EVENT_FIELDS[kind]
+    values = [int(t) if t.lstrip("-").isdigit() else t for t in tokens]
+    out: dict = {"event": kind}
+    for i, name in enumerate(fields):
+        if name.startswith("*"):
+            if i != len(fields) - 1:
+                raise ValueError(f"{kind}: a list field must come last")
+            out[name[1:]] = values[i:]
+            return out
+        if i >= len(values):
+            raise ValueError(f"{event!r}: missing {name}")
+        out[name] = values[i]
+    if len(values) != len(fields):
+        raise ValueError(f"{event!r}: {len(values) - len(fields)} token(s) too many")
+    return out
+
+
+FACE_NAMES = dict(zip(FACES, ("sun", "moon", "fish", "bird", "horse", "boat", "seed", "tree")))
+GREY = "."  # a grey "any stone" cell of a card, as drawn here
+
+
+def card_rows(params, c: int) -> tuple[str, ...]:
+    """Card ``c``'s footprint (top row first, ``*`` grey) rebuilt from its placements in
+    ``params``, so the drawing is of the deck the game really uses.  Placements run over
+    offsets row by row, so the second is one cell right of the first unless the footprint
+    is 3 wide; the count of placements is (4 - height) * (4 - width)."""
+    start, stop = int(params[P_PL_START + c]), int(params[P_PL_START + c + 1])
+    n = stop - start
+    m0, v0 = int(params[P_PL_MASK + start]), int(params[P_PL_VALUE + start])
+    cols = 1
+    if n > 1 and int(params[P_PL_MASK + start + 1]) == m0 << 3:
+        cols = 2
+        if n > 2 and int(params[P_PL_MASK + start + 2]) == m0 << 6:
+            cols = 3
+    height, width = 4 - n // cols, 4 - cols
+    return tuple("".join(FACES[(v0 >> (3 * (3 * i + j))) & 7] if (m0 >> (3 * (3 * i + j))) & 7 else "*"
+                         for j in range(width)) for i in range(height))
+
+
+def _points_word(p: int) -> str:
+    return f"{p} point" + ("" if p == 1 else "s")
+
+
+def _card_label(params, c: int) -> str:
+    return f"#{c + 1} ({int(params[P_POINTS + c])}p)"
+
+
+def _cards_block(params, cards, per_line: int = 8) -> list[str]:
+    """Cards side by side: the label, then the pattern (grey cells as ``GREY``)."""
+    lines: list[str] = []
+    cards = list(cards)
+    for k in range(0, len(cards), per_line):
+        chunk = cards[k:k + per_line]
+        labels = [_card_label(params, c) for c in chunk]
+        pats = [[r.replace("*", GREY) for r in card_rows(params, c)] for c in chunk]
+        widths = [max(len(lab), 3) + 2 for lab in labels]
+        lines.append("".join(lab.ljust(w) for lab, w in zip(labels, widths)).rstrip())
+        for i in range(max(len(p) for p in pats)):
+            lines.append("".join((p[i] if i < len(p) else "").ljust(w) for p, w in zip(pats, widths)).rstrip())
+    return lines
+
+
+def grid_lines(grid: int) -> list[str]:
+    """The grid as a board: each cell ``S/m`` (face up capital, the face beneath lower-case),
+    with the cell numbers alongside."""
+    grid = int(grid)
+    sep = "+-----+-----+-----+"
+    lines = [sep]
+    for r in range(3):
+        cells = []
+        for col in range(3):
+            f = (grid >> (3 * (3 * r + col))) & 7
+            cells.append(f" {FACES[f]}/{FACES[f ^ 1].lower()} ")
+        lines.append("|" + "|".join(cells) + f"|   {3 * r} {3 * r + 1} {3 * r + 2}")
+        lines.append(sep)
+    return lines
+
+
+def _set_cards(lo: int, hi: int) -> list[int]:
+    lo, hi = int(lo), int(hi)
+    return [c for c in range(HALF) if lo >> c & 1] + [HALF + c for c in range(HALF) if hi >> c & 1]
+
+
+def _scored_cards(state, s: int) -> list[int]:
+    return [c for c in range(NUM_CARDS) if int(state[SCORED_BY + c]) == s]
+
+
+def _trigger_of(params, players: int) -> int:
+    t = int(params[OPT_END_TRIGGER])
+    return t if t > 0 else int(TRIGGER_BY_PLAYERS[players])
+
+
+def _result_words(state, params, players) -> str:
+    """The final scores (bonus included), who got the bonus and who won."""
+    row = np.zeros(len(INFO.result_columns(players)), dtype=np.int64)
+    summarize(np.asarray(state, dtype=np.int64), np.asarray(params), players, row)
+    scores = [int(row[SCORE_COL[players] + k]) for k in range(players)]
+    wins = [k for k in range(players) if row[WIN_COL[players] + k]]
+    bonus = [k for k in range(players) if row[BONUS_COL[players] + k]]
+    if state[TRUNCATED]:
+        verdict = "truncated at the round cap (no result)"
+    elif players == 1:
+        verdict = "won: every card scored" if wins else f"lost: {int(state[STRIKES])} strikes"
+    else:
+        verdict = "winner" + ("s " if len(wins) > 1 else " ") + ", ".join(map(str, wins))
+    extra = f"; bonus to seat{'s' if len(bonus) > 1 else ''} {', '.join(map(str, bonus))}" if bonus else ""
+    return f"scores {scores}{extra}; {verdict}"
+
+
+def render(view, seat, params, players) -> str:
+    """Seat ``seat``'s view in words: the grid with both faces, its hand with the cards'
+    patterns, the other hands as counts, the piles, scores, bonus race, whose turn and what
+    is pending, and how close the end is.  Reads only what the seat may know."""
+    v = [int(x) for x in view]
+    seat = int(seat)
+    cur = v[CUR]
+    out = [f"Shifting Stones, {players} player{'s' if players > 1 else ''}: seat {seat}'s view"]
+    if v[OVER]:
+        out.append(f"Game over after {v[ROUND]} rounds: " + _result_words(np.asarray(view), params, players))
+    else:
+        who = "you" if cur == seat else f"seat {cur}"
+        out.append(f"Round {v[ROUND] + 1}: {who} to play")
+        if v[PENDING] >= 0:
+            out.append(f"  pending: {_card_label(params, v[PENDING])} was discarded; "
+                       "choose the shift or flip it pays for")
+        else:
+            doing = f"{v[TURN_ACTIONS]} action(s) this turn, {v[TURN_SCORED]} card(s) scored"
+            skip = "may skip" if may_skip(np.asarray(view), cur) else "may not skip"
+            out.append(f"  {doing}; {skip}")
+    out.append("")
+    out.append("Grid (capital: face up, lower-case: the face beneath):")
+    out += ["  " + line for line in grid_lines(v[GRID])]
+    out.append("  " + ", ".join(f"{f} {name}" for f, name in FACE_NAMES.items()))
+    out.append("")
+    hand = _set_cards(v[HAND_LO + seat], v[HAND_HI + seat])
+    out.append(f"Your hand (seat {seat}): {len(hand)} card{'s' if len(hand) != 1 else ''}"
+               + (f"  ({GREY} = any stone)" if hand else ""))
+    out += ["  " + line for line in _cards_block(params, hand)]
+    scorable = [c for c in hand if card_matches(params, v[GRID], c)]
+    if hand:
+        out.append("  scorable now: " + (" ".join(f"#{c + 1}" for c in scorable) if scorable else "none"))
+    out.append("")
+    for s in range(players):
+        sc = _scored_cards(v, s)
+        held = "you" if s == seat else f"{v[HAND_N + s]} cards in hand (hidden)"
+        flags = ", skipped last turn" if v[SKIPPED + s] else ""
+        out.append(f"Seat {s}: {held}; scored {v[CARDS + s]} card(s), {v[POINTS + s]} points, "
+                   f"{v[ONES + s]} one-point card(s){flags}")
+        if sc:
+            out.append("  scored: " + " ".join(_card_label(params, c) for c in sc))
+    out.append("")
+    out.append(f"Draw pile: {v[DRAW_END] - v[DRAW_TOP]} cards; discard pile: {v[DISCARD_N]} cards"
+               f" (reshuffled {v[RESHUFFLES]} time{'s' if v[RESHUFFLES] != 1 else ''})")
+    if players == 1:
+        out.append(f"Solo: {v[CARDS]} of {v[NCARDS]} cards scored; strikes {v[STRIKES]} of "
+                   f"{int(params[OPT_SOLO_STRIKES])}")
+    else:
+        best = max(v[ONES + s] for s in range(players))
+        leaders = [s for s in range(players) if v[ONES + s] == best]
+        if best == 0 and not params[OPT_BONUS_IF_NO_ONES]:
+            out.append(f"Bonus race (+{int(params[OPT_BONUS_POINTS])} for the most 1-point cards): nobody has one yet")
+        else:
+            out.append(f"Bonus race (+{int(params[OPT_BONUS_POINTS])} for the most 1-point cards): "
+                       f"seat{'s' if len(leaders) > 1 else ''} {', '.join(map(str, leaders))} with {best}")
+        goal = _trigger_of(params, players)
+        if v[TRIGGER_SEAT] >= 0:
+            left = [] if v[OVER] else list(range(cur, players))
+            rest = f"; still to play: seat{'s' if len(left) > 1 else ''} {', '.join(map(str, left))}" if left else ""
+            out.append(f"End triggered by seat {v[TRIGGER_SEAT]} ({goal} cards): the round is finished{rest}")
+        else:
+            most = max(v[CARDS + s] for s in range(players))
+            out.append(f"End: triggered at {goal} scored cards; most so far {most}")
+    return "\n".join(out)
+
+
+def describe_step(before, action, after, params, players) -> list[str]:
+    """What one action changed, in words: the grid after every shift and flip, a scored card
+    with its points and pattern, draws, reshuffles, strikes, the end trigger and the result."""
+    b = [int(x) for x in before]
+    a = [int(x) for x in after]
+    s = b[CUR]
+    action = int(action)
+    lines: list[str] = []
+    if action < MOVES:
+        paid = _card_label(params, b[PENDING])
+        if action < FLIP_BASE:
+            x, y = PAIRS[action]
+            lines.append(f"seat {s} swaps cells {x} and {y} (paid with {paid}):")
+        else:
+            x = action - FLIP_BASE
+            was, now = FACES[(b[GRID] >> (3 * x)) & 7], FACES[(a[GRID] >> (3 * x)) & 7]
+            lines.append(f"seat {s} flips cell {x}, {FACE_NAMES[was]} to {FACE_NAMES[now]} (paid with {paid}):")
+        lines += ["  " + line for line in grid_lines(a[GRID])]
+        return lines
+    if action < SCORE_BASE:
+        c = action - DISCARD_BASE
+        return [f"seat {s} discards {_card_label(params, c)} to pay for a shift or flip"]
+    if action < END:
+        c = action - SCORE_BASE
+        pts = int(params[P_POINTS + c])
+        n = a[CARDS + s]
+        lines.append(f"seat {s} scores #{c + 1}, {_points_word(pts)}: now {n} card{'s' if n != 1 else ''}, "
+                     f"{_points_word(a[POINTS + s])}")
+        lines += ["  " + r.replace("*", GREY) for r in card_rows(params, c)]
+        if a[TRIGGER_SEAT] >= 0 and b[TRIGGER_SEAT] < 0:
+            lines.append(f"seat {s} reached {a[CARDS + s]} cards: the end is triggered, the round is finished")
+        return lines
+    if action == SKIP:
+        lines.append(f"seat {s} skips")
+    else:
+        lines.append(f"seat {s} ends the turn" + ("" if b[TURN_ACTIONS] else " without an action"))
+    if a[STRIKES] > b[STRIKES]:
+        lines.append(f"strike {a[STRIKES]} of {int(params[OPT_SOLO_STRIKES])}")
+    if a[RESHUFFLES] > b[RESHUFFLES]:
+        lines.append(f"the discard pile ({b[DISCARD_N]} cards) is shuffled into a new draw pile")
+    drawn = sorted(set(_set_cards(a[HAND_LO + s], a[HAND_HI + s])) - set(_set_cards(b[HAND_LO + s], b[HAND_HI + s])))
+    if drawn:
+        lines.append(f"seat {s} draws {' '.join(f'#{c + 1}' for c in drawn)} (hand {a[HAND_N + s]}; "
+                     f"draw pile {a[DRAW_END] - a[DRAW_TOP]})")
+    if a[OVER]:
+        lines.append("game over: " + _result_words(after, params, players))
+    else:
+        lines.append(f"seat {a[CUR]} to play")
+    return lines
