@@ -12,34 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore.protocol import HIDDEN
 from simcore.rng import CHANCE_STREAM, stream_key
-from simcore.trace import TRACE_VERSION, TraceError, result_of
-
-
-def _token(text: str) -> Any:
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
-def parse_event(module, event: str) -> dict[str, Any]:
-    """``"play 0 6-4"`` → ``{"event": "play", "seat": 0, "tile": "6-4"}`` from the game's
-    ``EVENT_FIELDS``.  A last field named in the plural (``tiles``, ``cards``) holds the
-    list of the remaining tokens (``deal S T1 … T7``)."""
-    kind, *tokens = event.split(" ")
-    fields = module.EVENT_FIELDS.get(kind)
-    if fields is None:
-        raise TraceError(f"{module.INFO.name}: event kind {kind!r} has no declared fields")
-    values = [_token(t) for t in tokens]
-    out: dict[str, Any] = {"event": kind}
-    if fields and fields[-1].endswith("s") and len(values) >= len(fields) - 1:
-        head = len(fields) - 1
-        out.update(zip(fields[:head], values[:head]))
-        out[fields[-1]] = values[head:]
-    elif len(values) == len(fields):
-        out.update(zip(fields, values))
-    else:
-        raise TraceError(f"{module.INFO.name}: event {event!r} does not fit its fields {fields}")
-    return out
+from simcore.trace import TRACE_VERSION, TraceError, parse_event, result_of
 
 
 def narrate(batch, index: int, view_seat: int | None = None) -> dict[str, Any]:
@@ -68,7 +42,7 @@ def narrate(batch, index: int, view_seat: int | None = None) -> dict[str, Any]:
         game.apply(state, params, action)
         log = list(game.trace_step(before, action, state, params, n))
         step["log"] = log
-        step["events"] = [parse_event(game, e) for e in log]
+        step["events"] = [parse_event(game.EVENT_FIELDS, e) for e in log]
         step["changes"] = list(game.describe_step(before, action, state, params, n))
         steps.append(step)
     if not game.is_terminal(state):
@@ -81,7 +55,7 @@ def narrate(batch, index: int, view_seat: int | None = None) -> dict[str, Any]:
         "index": int(index),
         "variant": dict(config.variant),
         "bots": config.bot_labels,
-        "start": {"log": start_log, "events": [parse_event(game, e) for e in start_log]},
+        "start": {"log": start_log, "events": [parse_event(game.EVENT_FIELDS, e) for e in start_log]},
         "steps": steps,
         "result": result_of(config, row),
     }
@@ -125,4 +99,3 @@ def format_narration(config, story: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["parse_event", "narrate", "format_narration", "HIDDEN"]

@@ -25,6 +25,42 @@ class TraceError(ValueError):
     pass
 
 
+def _token(text: str):
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def parse_event(event_fields: dict[str, tuple[str, ...]], event: str) -> dict[str, Any]:
+    """One log event as a dict, by a game's ``EVENT_FIELDS`` (event kind → names of the
+    tokens after it): ``"play 0 6-4"`` → ``{"event": "play", "seat": 0, "tile": "6-4"}``.
+    A name ending in ``*`` (last only) takes the remaining tokens as a list; a name
+    ``=word`` is a literal token, checked and dropped (``hand K first S``).  Integer tokens
+    become ints.  An event that does not fit raises TraceError."""
+    kind, *tokens = event.split(" ")
+    fields = event_fields.get(kind)
+    if fields is None:
+        raise TraceError(f"unknown event kind {kind!r} in {event!r}")
+    out: dict[str, Any] = {"event": kind}
+    i = 0
+    for j, name in enumerate(fields):
+        if name.endswith("*"):
+            if j != len(fields) - 1:
+                raise TraceError(f"{kind}: a list field must come last")
+            out[name[:-1]] = [_token(t) for t in tokens[i:]]
+            i = len(tokens)
+            break
+        if i >= len(tokens):
+            raise TraceError(f"{event!r}: missing {name}")
+        if name.startswith("="):
+            if tokens[i] != name[1:]:
+                raise TraceError(f"{event!r}: expected {name[1:]!r}, got {tokens[i]!r}")
+        else:
+            out[name] = _token(tokens[i])
+        i += 1
+    if i != len(tokens):
+        raise TraceError(f"{event!r}: {len(tokens) - i} token(s) too many")
+    return out
+
+
 def game_log(batch, index: int, actions: np.ndarray) -> list[str]:
     config = batch.config
     game = config.module

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from simcore.games import moon as m
 from simcore.rng import stream_key
 from simcore.runner import Batch, RunConfig
-from simcore.trace import build_trace
+from simcore.trace import build_trace, parse_event
 
 from moon_helpers import DEFAULT_PARAMS, bid_action, fresh, params, play, play_position
 
@@ -153,7 +153,7 @@ def test_position_columns_add_up_over_whole_games():
         # the column holds the seat the trace names as hand 1's first bidder
         for i in range(3):
             trace = build_trace(Batch(config), i)
-            first = m.parse_event(trace["log"][0])
+            first = parse_event(m.EVENT_FIELDS, trace["log"][0])
             assert first["event"] == "hand" and first["hand"] == 1
             assert dict(zip(cols, rows[i]))["first_bidder"] == first["first"]
 
@@ -363,15 +363,15 @@ def test_render_bidding_and_the_end():
 
 # ---- trace events and step descriptions ----------------------------------------------------------
 def test_parse_event_examples():
-    assert m.parse_event("play 0 6-4") == {"event": "play", "seat": 0, "tile": "6-4"}
-    assert m.parse_event("hand 3 first 2") == {"event": "hand", "hand": 3, "first": 2}
-    assert m.parse_event("deal 1 6-6 5-2 1-1") == {"event": "deal", "seat": 1, "tiles": ["6-6", "5-2", "1-1"]}
-    assert m.parse_event("score -6 4 0") == {"event": "score", "points_0": -6, "points_1": 4, "points_2": 0}
-    assert m.parse_event("trump 1 doubles")["trump"] == "doubles"
+    assert parse_event(m.EVENT_FIELDS, "play 0 6-4") == {"event": "play", "seat": 0, "tile": "6-4"}
+    assert parse_event(m.EVENT_FIELDS, "hand 3 first 2") == {"event": "hand", "hand": 3, "first": 2}
+    assert parse_event(m.EVENT_FIELDS, "deal 1 6-6 5-2 1-1") == {"event": "deal", "seat": 1, "tiles": ["6-6", "5-2", "1-1"]}
+    assert parse_event(m.EVENT_FIELDS, "score -6 4 0") == {"event": "score", "points_0": -6, "points_1": 4, "points_2": 0}
+    assert parse_event(m.EVENT_FIELDS, "trump 1 doubles")["trump"] == "doubles"
     with pytest.raises(ValueError):
-        m.parse_event("hand 3 last 2")
+        parse_event(m.EVENT_FIELDS, "hand 3 last 2")
     with pytest.raises(ValueError):
-        m.parse_event("play 0 6-4 extra")
+        parse_event(m.EVENT_FIELDS, "play 0 6-4 extra")
 
 
 def test_every_traced_event_parses():
@@ -380,7 +380,7 @@ def test_every_traced_event_parses():
         config = RunConfig.build("moon", 3, "greedy,random,bidder", variant, 3)
         for i in range(3):
             for event in build_trace(Batch(config), i)["log"]:
-                parsed = m.parse_event(event)
+                parsed = parse_event(m.EVENT_FIELDS, event)
                 seen.add(parsed["event"])
                 if "seat" in parsed:
                     assert parsed["seat"] in (0, 1, 2)

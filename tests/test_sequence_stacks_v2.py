@@ -9,6 +9,7 @@ from hypothesis import strategies as st_
 
 import simcore.games.sequence_stacks as G
 from simcore.layout import COMMON_COLUMNS
+from simcore.trace import parse_event
 
 from test_sequence_stacks import make_state, params, play_action, slot
 
@@ -40,19 +41,7 @@ def obs_of(state, p, seat):
 
 
 def parse(event):
-    """The generic parser's rule (experiments/show.py): tokens named by EVENT_FIELDS, a
-    last field in the plural takes the rest as a list; anything that does not fit fails."""
-    kind, *tokens = event.split(" ")
-    fields = G.EVENT_FIELDS[kind]
-    vals = [int(t) if t.lstrip("-").isdigit() else t for t in tokens]
-    if fields and fields[-1].endswith("s"):
-        assert len(vals) >= len(fields) - 1, event
-        out = dict(zip(fields[:-1], vals))
-        out[fields[-1]] = vals[len(fields) - 1:]
-    else:
-        assert len(vals) == len(fields), event
-        out = dict(zip(fields, vals))
-    return out
+    return parse_event(G.EVENT_FIELDS, event)
 
 
 # ----------------------------------------------------------------------------- declarations
@@ -272,12 +261,12 @@ def test_every_trace_event_parses_and_every_step_is_described(players, seed, var
 
 
 def test_event_fields_name_the_tokens():
-    assert parse("play 0 rw hand red.1 4") == {"seat": 0, "card": "rw", "source": "hand",
+    assert parse("play 0 rw hand red.1 4") == {"event": "play", "seat": 0, "card": "rw", "source": "hand",
                                                "pile": "red.1", "number": 4}
     assert parse("draw 2 b1 skip")["cards"] == ["b1", "skip"]
-    assert parse("steal-chip 1 discard 3 blue") == {"seat": 1, "source": "discard", "victim": 3,
+    assert parse("steal-chip 1 discard 3 blue") == {"event": "steal-chip", "seat": 1, "source": "discard", "victim": 3,
                                                     "colour": "blue"}
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError):
         parse("chip 0")
 
 

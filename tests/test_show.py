@@ -4,7 +4,7 @@ import json
 import pytest
 
 from experiments.cli import main
-from experiments.show import parse_event
+from simcore.trace import parse_event
 from simcore.games import load_game
 
 CASES = [("moon", 3, "greedy"), ("shifting-stones", 2, "greedy"), ("shifting-stones", 1, "greedy"),
@@ -42,8 +42,8 @@ def test_json_steps_are_structured_and_match_the_trace(capsys, game, players, bo
 
 def test_moon_events_name_their_fields():
     moon = load_game("moon")
-    assert parse_event(moon, "play 0 6-4") == {"event": "play", "seat": 0, "tile": "6-4"}
-    deal = parse_event(moon, "deal 1 6-6 6-5 5-2 4-1 3-3 2-1 1-1")
+    assert parse_event(moon.EVENT_FIELDS, "play 0 6-4") == {"event": "play", "seat": 0, "tile": "6-4"}
+    deal = parse_event(moon.EVENT_FIELDS, "deal 1 6-6 6-5 5-2 4-1 3-3 2-1 1-1")
     assert deal["seat"] == 1 and len(deal[[k for k in deal if k not in ("event", "seat")][0]]) == 7
 
 

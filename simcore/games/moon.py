@@ -978,40 +978,6 @@ EVENT_FIELDS = {
 }
 
 
-def _token(tok: str):
-    try:
-        return int(tok)
-    except ValueError:
-        return tok
-
-
-def parse_event(event: str) -> dict:
-    """One trace event as a dict by ``EVENT_FIELDS``: ``"play 0 6-4"`` →
-    ``{"event": "play", "seat": 0, "tile": "6-4"}`` (integer tokens become ints)."""
-    kind, *tokens = event.split()
-    fields = EVENT_FIELDS[kind]
-    out: dict = {"event": kind}
-    i = 0
-    for j, name in enumerate(fields):
-        if name.endswith("*"):
-            if j != len(fields) - 1:
-                raise ValueError(f"{kind}: a list field must come last")
-            out[name[:-1]] = [_token(t) for t in tokens[i:]]
-            i = len(tokens)
-            break
-        if i >= len(tokens):
-            raise ValueError(f"{event!r}: missing {name}")
-        if name.startswith("="):
-            if tokens[i] != name[1:]:
-                raise ValueError(f"{event!r}: expected {name[1:]!r}, got {tokens[i]!r}")
-        else:
-            out[name] = _token(tokens[i])
-        i += 1
-    if i != len(tokens):
-        raise ValueError(f"{event!r}: {len(tokens) - i} tokens too many")
-    return out
-
-
 PHASE_WORDS = ("bid", "discard", "trump", "play", "over")
 LED_WORDS = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "trumps")
 

@@ -129,6 +129,7 @@ from simcore.kernel_helpers import mask_to_actions, next_seat, pile_pop, pile_re
 from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
+from simcore.trace import parse_event
 from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
 
 # ---------------------------------------------------------------------------- cards
@@ -1151,10 +1152,10 @@ def trace_result(values: dict, players: int) -> dict:
 # field names of the tokens after each event kind (shared/spec/trace.md); a last name in the
 # plural takes the remaining tokens as a list
 EVENT_FIELDS = {
-    "hand": ("seat", "cards"),
-    "deck": ("cards",),
+    "hand": ("seat", "cards*"),
+    "deck": ("cards*",),
     "turn": ("seat",),
-    "draw": ("seat", "cards"),
+    "draw": ("seat", "cards*"),
     "play": ("seat", "card", "source", "pile", "number"),
     "complete": ("seat", "pile"),
     "block": ("seat",),
@@ -1165,7 +1166,7 @@ EVENT_FIELDS = {
     "steal-card": ("seat", "source", "victim", "card"),
     "steal-chip": ("seat", "source", "victim", "colour"),
     "discard": ("seat", "card"),
-    "reshuffle": ("cards",),
+    "reshuffle": ("cards*",),
 }
 
 
@@ -1268,19 +1269,6 @@ def render(view, seat, params, players) -> str:
     return "\n".join(lines)
 
 
-def _parse(event: str) -> dict:
-    kind, *tokens = event.split(" ")
-    fields = EVENT_FIELDS[kind]
-    vals = [int(x) if x.lstrip("-").isdigit() else x for x in tokens]
-    if fields and fields[-1].endswith("s"):
-        out = dict(zip(fields[:-1], vals))
-        out[fields[-1]] = vals[len(fields) - 1:]
-    else:
-        out = dict(zip(fields, vals))
-    out["event"] = kind
-    return out
-
-
 def describe_step(before, action, after, params, players) -> list[str]:
     """What one action changed, in words (from its trace events): the pile tops after a
     play, the chip totals after a chip changes hands, completions and blocks, turn order."""
@@ -1293,7 +1281,7 @@ def describe_step(before, action, after, params, players) -> list[str]:
     completed = int(before[WINDOW_SLOT])  # the pile being resolved, -1 none
     blocked = chips_moved = played = False
     for e in trace_step(before, action, after, params, n):
-        f = _parse(e)
+        f = parse_event(EVENT_FIELDS, e)
         ev, s = f["event"], f.get("seat")
         if ev == "play":
             lines.append(f"seat {s} plays {f['card']} from {f['source']} on {f['pile']} as {f['number']}")

@@ -957,38 +957,17 @@ def trace_result(values: dict, players: int) -> dict:
 # remaining tokens as a list
 EVENT_FIELDS = {
     "grid": ("faces",),
-    "hand": ("seat", "*cards"),
-    "deck": ("*cards",),
+    "hand": ("seat", "cards*"),
+    "deck": ("cards*",),
     "shift": ("seat", "a", "b", "card"),
     "flip": ("seat", "cell", "card"),
     "score": ("seat", "card"),
     "end": ("seat",),
     "skip": ("seat",),
-    "draw": ("seat", "*cards"),
-    "reshuffle": ("*cards",),
+    "draw": ("seat", "cards*"),
+    "reshuffle": ("cards*",),
     "strike": ("seat",),
 }
-
-
-def parse_event(event: str) -> dict:
-    """``"shift 0 3 4 17"`` as ``{"event": "shift", "seat": 0, "a": 3, "b": 4, "card": 17}``
-    by ``EVENT_FIELDS`` (numbers become ints); a wrong token count raises ValueError."""
-    kind, *tokens = event.split()
-    fields = EVENT_FIELDS[kind]
-    values = [int(t) if t.lstrip("-").isdigit() else t for t in tokens]
-    out: dict = {"event": kind}
-    for i, name in enumerate(fields):
-        if name.startswith("*"):
-            if i != len(fields) - 1:
-                raise ValueError(f"{kind}: a list field must come last")
-            out[name[1:]] = values[i:]
-            return out
-        if i >= len(values):
-            raise ValueError(f"{event!r}: missing {name}")
-        out[name] = values[i]
-    if len(values) != len(fields):
-        raise ValueError(f"{event!r}: {len(values) - len(fields)} token(s) too many")
-    return out
 
 
 FACE_NAMES = dict(zip(FACES, ("sun", "moon", "fish", "bird", "horse", "boat", "seed", "tree")))
