@@ -479,7 +479,7 @@ def _new_rows(s, grid, cells, wrong, value):
 
 
 @kernel
-def build_list(params, grid, lo, hi, s, with_new):
+def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     """Write the hand's placements at ``grid`` to scratch (layout above): per card its
     completions, per placement its completions, per move the points and count of the
     cards it completes.  With ``with_new``, also for each placement the first moves
@@ -487,6 +487,8 @@ def build_list(params, grid, lo, hi, s, with_new):
     it may lose some: if it has some, the moves that touch its cells or, when one cell
     is wrong, that cell's neighbours, and move a face of a kind its cells want.  Every
     other placement keeps its completions.
+    With ``reuse``, the list was just built for the same grid and hand (without the
+    rows): the completions are read back instead of worked out again.
     Returns (the number of cards, or -1 when the hand does not fit: then the plain
     search runs; the first moves worth trying: a first move in no placement's new rows
     completes nothing and leaves no more completions than ``grid`` has, so it is worth
@@ -524,9 +526,12 @@ def build_list(params, grid, lo, hi, s, with_new):
             for i in range(start, end):
                 mask = params[P_PL_MASK + i]
                 value = params[P_PL_VALUE + i]
-                comp = analyse(grid, mask, value)
+                if reuse:
+                    comp = s[pl + 2 * e] & (ALL_MOVES | MATCHED)
+                else:
+                    comp = analyse(grid, mask, value)
+                    s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
                 card_comp |= comp
-                s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
                 if with_new:
                     new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
                     rows |= new
@@ -1063,8 +1068,8 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         if quick:
             best, m1 = _best_single(scratch, h, cv)
             mode = 1
-            if best <= EPS:
-                slots, rows = build_list(params, grid, lo, hi, scratch, True)
+            if best <= EPS:  # the same list, now with the rows
+                slots, rows = build_list(params, grid, lo, hi, scratch, True, True)
         if mode == 0 or best <= EPS:
             best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
             mode = 2
