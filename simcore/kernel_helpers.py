@@ -63,6 +63,25 @@ def pile_refill(state, rng_slot, base, n, top_slot, end_slot):
     state[end_slot] = n
 
 
+# ---- utilities ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def win_share_returns(out, players, over, truncated, winners):
+    """The protocol's ``returns``: before the end 0 for every seat; a truncated game 1/players
+    each; otherwise 1 shared equally among the seats of the ``winners`` bitmask (none: 0)."""
+    for s in range(players):
+        out[s] = 0.0
+    if not over:
+        return
+    if truncated:
+        for s in range(players):
+            out[s] = 1.0 / players
+        return
+    k = popcount(winners)
+    for s in range(players):
+        if (winners >> s) & 1:
+            out[s] = 1.0 / k
+
+
 # ---- action lists --------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def mask_to_actions(mask, base, out, n):

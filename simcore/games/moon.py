@@ -88,7 +88,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.kernel_helpers import mask_to_actions, next_seat, shuffle_range
+from simcore.kernel_helpers import mask_to_actions, next_seat, shuffle_range, win_share_returns
 from simcore.layout import Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
@@ -672,15 +672,10 @@ def summarize(state, params, players, row):
 
 @njit(cache=True)
 def returns(state, params, players, out):
-    for s in range(players):
-        out[s] = 0.0
-    if state[PHASE] != PHASE_OVER:
-        return
-    if state[TRUNCATED] != 0:
-        for s in range(players):
-            out[s] = 1.0 / players
-    elif state[WINNER] >= 0:
-        out[state[WINNER]] = 1.0  # Moon has one winner; a tie at the top plays on
+    """Moon has one winner (a tie at the top plays on)."""
+    w = state[WINNER]
+    win_share_returns(out, players, state[PHASE] == PHASE_OVER, state[TRUNCATED],
+                      (np.int64(1) << w) if w >= 0 else 0)
 
 
 @njit(cache=True)

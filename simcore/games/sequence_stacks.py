@@ -125,7 +125,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.kernel_helpers import mask_to_actions, next_seat, pile_pop, pile_refill, shuffle_range
+from simcore.kernel_helpers import (mask_to_actions, next_seat, pile_pop, pile_refill, shuffle_range,
+                                    win_share_returns)
 from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
@@ -805,16 +806,10 @@ def summarize(state, params, players, row):
 
 @njit(cache=True)
 def returns(state, params, players, out):
-    """Win 1 (a single winner: chips are never shared), truncated 1/players each."""
-    for s in range(players):
-        out[s] = 0.0
-    if state[OVER] == 0:
-        return
-    if state[TRUNCATED] != 0:
-        for s in range(players):
-            out[s] = 1.0 / players
-    elif state[WINNER] >= 0:
-        out[state[WINNER]] = 1.0
+    """A single winner (chips are never shared)."""
+    w = state[WINNER]
+    win_share_returns(out, players, state[OVER] != 0, state[TRUNCATED],
+                      (np.int64(1) << w) if w >= 0 else 0)
 
 
 @njit(cache=True)

@@ -109,7 +109,7 @@ import numpy as np
 from numba import njit
 
 from simcore.kernel_helpers import (HALF, next_seat, pile_pop, pile_refill, set_has, set_kth, set_list,
-                                    set_with, set_without, shuffle_range)
+                                    set_with, set_without, shuffle_range, win_share_returns)
 from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_columns
 from simcore.options import Option, encode_options
 from simcore.protocol import HIDDEN, GameInfo
@@ -625,30 +625,21 @@ def summarize(state, params, players, row):
 def returns(state, params, players, out):
     """A win is worth 1, shared equally among tied winners; a truncated game 1/players each
     (solo: a win 1, a loss 0); 0 for everyone before the end."""
-    for s in range(players):
-        out[s] = 0.0
-    if state[OVER] == 0:
-        return
-    if state[TRUNCATED] != 0:
-        for s in range(players):
-            out[s] = 1.0 / players
-        return
-    if players == 1:
-        out[0] = 1.0 if state[SCORED_TOTAL] == state[NCARDS] else 0.0
-        return
-    bonus = bonus_seats(state, params, players)
-    top = -1
     winners = 0
-    for s in range(players):
-        score = _final_score(state, params, s, bonus)
-        if score > top:
-            top = score
-            winners = 1
-        elif score == top:
-            winners += 1
-    for s in range(players):
-        if _final_score(state, params, s, bonus) == top:
-            out[s] = 1.0 / winners
+    if state[OVER] != 0 and state[TRUNCATED] == 0:
+        if players == 1:
+            winners = 1 if state[SCORED_TOTAL] == state[NCARDS] else 0
+        else:
+            bonus = bonus_seats(state, params, players)
+            top = -1
+            for s in range(players):
+                score = _final_score(state, params, s, bonus)
+                if score > top:
+                    top = score
+                    winners = 0
+                if score == top:
+                    winners |= np.int64(1) << s
+    win_share_returns(out, players, state[OVER] != 0, state[TRUNCATED], winners)
 
 
 # ---- information sets ------------------------------------------------------------------------------
