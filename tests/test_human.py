@@ -6,14 +6,13 @@ import re
 import sys
 
 import numpy as np
+import pexpect  # the dev extra: drives the real pseudo-terminal test
 import pytest
 
 from experiments.human import HumanError, Session, play, seat_bots
 from simcore.replay import replay
 from simcore.runner import Batch, RunConfig
 from simcore.trace import read_traces
-
-pexpect = pytest.importorskip("pexpect", reason="pexpect drives the terminal test")
 
 # the first run may compile the bots' one-decision entry point
 FIRST_TIMEOUT = 300
