@@ -26,6 +26,16 @@ def test_pettingzoo_api_and_seed_tests_pass(game, players):
     seed_test(functools.partial(env, game, players), num_cycles=40)
 
 
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent")
+@pytest.mark.parametrize("options", [{"target_score": 1, "hand_cap": 3}, {"hand_cap": 1}], ids=["to-1", "one-hand"])
+def test_pettingzoo_api_test_through_the_end_of_short_games(options):
+    # a Moon game to 1 point within 3 hands (about 80 steps at most), or cut after one
+    # hand, ends well within api_test's cycles: the end and the dead steps are checked too
+    api_test(env("moon", **options), num_cycles=200)
+    seed_test(functools.partial(env, "moon", **options), num_cycles=200)
+
+
 def play_through(e, actions):
     """Feed ``actions`` to the acting agents, then step every finished agent out."""
     for a in actions:
