@@ -194,6 +194,28 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
 
 @cli.command()
 @click.argument("game")
+@click.option("--players", type=int, default=None, help="number of players (default: from --bots, else the game's smallest multi-player count)")
+@click.option("--bots", "bot_specs", default="random", show_default=True,
+              help="the other seats' bots: one spec for all, one per other seat, or one per seat with 'human' at --seat")
+@click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="your seat (0 plays first)")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True, help="game index within the run (the deal)")
+@_variant_option
+@click.option("--delay", type=click.FloatRange(min=0), default=0.5, show_default=True, help="seconds to pause after each bot move")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
+              help="where to write the finished game's trace (default: human-GAME-seedS-gameI.jsonl here)")
+def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_file):
+    """Play one game in the terminal as seat --seat against the bots: your view, your
+    legal moves numbered, the bots' moves as they happen; ? for the rules, q to quit;
+    at the end the result and a trace the replay engines accept."""
+    from experiments.human import Session, play as play_human
+
+    session = Session(game, players, bot_specs, seat, seed, index, parse_variant_args(variant))
+    play_human(session, read=input, write=click.echo, delay=delay, trace_path=trace_file)
+
+
+@cli.command()
+@click.argument("game")
 @click.option("--bot", required=True, help="the bot to tune, e.g. bidder")
 @click.option("--grid", "grid_items", multiple=True, required=True, metavar="NAME=V1,V2,…",
               help="values to try for one parameter (repeatable; every combination is played)")

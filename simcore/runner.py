@@ -121,6 +121,15 @@ class Batch:
         return self.kernels.replay_with_random(self.params, c.players, c.seed, start, count, actions,
                                                self.state_size)
 
+    def bot_action(self, state: np.ndarray, seat: int, rng: np.ndarray, imem: np.ndarray,
+                   fmem: np.ndarray) -> int:
+        """One decision of ``seat``'s bot, through the engine's own compiled dispatch
+        (``engine.choose_action``): given the streams ``rng`` (seat s at
+        ``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and
+        the seat's memory rows, it is the choice the engine's loop makes (``playlab human``)."""
+        return int(self.kernels.choose_action(self.kinds, self.bot_params, state, self.params, rng,
+                                              int(seat), imem, fmem))
+
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(actions, result row) of game ``index``.  The action buffer starts small and the
         game is replayed into a larger one when it ran longer (replaying is exact)."""

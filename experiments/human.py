@@ -1,0 +1,223 @@
+"""`playlab human`: play one game in the terminal as one seat against the engine's bots.
+
+The game is ``simcore.game.Game`` (game ``index`` of run ``seed``: the deal ``playlab play``
+gives that index).  The bots choose through the engine's own compiled dispatch
+(``Batch.bot_action`` over ``engine.choose_action``) with the engine's streams (seat s:
+``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and their
+own memory rows, so a bot's choice in any position is the one it makes in ``playlab play``;
+fed the choices the engine's bot would have made for the person's seat, the game is the
+engine's game ``index``, move for move (tests/test_human.py checks it).
+
+The person sees only their seat's view (the game's ``render`` of ``observe``), the legal
+moves numbered in the game's words (``action_name``), and each bot move as it happens.
+A bot move is named only when the person could tell it from every other move the bot
+had (their view after it differs from the view after each alternative); otherwise only
+its kind is shown ("discard (hidden from you)": Moon's face-down discard).  At the end the
+game is written as a trace (shared/spec/trace.md; the person's seat is ``human``), which
+the replay engines (``simcore.replay``) accept.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from bots.registry import BotError, allocate_memory
+from simcore.game import Game
+from simcore.rng import bot_stream, stream_key
+from simcore.runner import Batch, RunConfig
+from simcore.trace import write_traces
+
+HUMAN = "human"
+
+# a short summary per game for `?` (the full rules: shared/rules/<game>.md)
+RULES = {
+    "moon": """\
+Three-Player Moon: 22 dominoes (double-six set without blanks but 0-0), 7 tiles each, one
+face-down widow. Bid once each in turn: pass, or higher than the high bid (min_bid..7, or
+21 to shoot the moon). The high bidder takes the widow, discards one tile face down and
+names trump (a number, doubles or no-trump), then leads. Follow the led suit if you can;
+the highest trump, else the highest of the led suit, wins the trick. The bidder scores the
+bid on making at least that many of the 7 tricks (21: all 7), else loses it; the others
+score one point per trick. First to target_score (default 21) wins.""",
+    "shifting-stones": """\
+Shifting Stones: a 3x3 grid of two-faced stones (S/M sun-moon, F/B fish-bird, H/O
+horse-boat, E/T seed-tree). On your turn either skip (draw 2; not twice running) or take
+actions, then end the turn and refill your hand to 4. Actions: pay with a card from your
+hand to swap two adjacent stones or flip one stone; or score a card whose pattern (grey =
+any stone) appears on the grid now, for its points. The end is triggered when someone has
+scored enough cards (10/9/8/7 cards at 2/3/4/5 players); the round is finished, and the
+most points wins (a bonus for the most 1-point cards). Solo: score all 16 before the
+strikes run out.""",
+    "sequence-stacks": """\
+Sequence Stacks: build shared runs 1-5 in red or blue (two piles per colour; a wild of the
+colour stands for the next number). Completing a pile earns a chip of its colour unless an
+opponent blocks it with a block card. On your turn refill to 5, play cards from your hand
+or the top of your own discard pile onto piles, play action cards (skip, reverse,
+steal-card, steal-chip), then end by discarding one card. First to 5 chips with at least
+2 red and 2 blue wins.""",
+}
+
+
+class HumanError(ValueError):
+    pass
+
+
+def seat_bots(bots: str, players: int, seat: int) -> list[str]:
+    """The bot spec of every seat, ``human`` at ``seat``: one spec fills every other seat;
+    ``players - 1`` specs are the other seats in order; ``players`` specs name ``human``
+    at ``seat``."""
+    items = [b.strip() for b in bots.split(",")]
+    if any(not b for b in items):
+        raise BotError(f"empty bot spec in {bots!r}")
+    if len(items) == players:
+        if items[seat] != HUMAN or items.count(HUMAN) != 1:
+            raise HumanError(f"with {players} specs, seat {seat}'s must be 'human' (and only it)")
+        return items
+    if HUMAN in items:
+        raise HumanError(f"'human' stands for seat {seat} only, with one spec per seat")
+    if len(items) == 1:
+        items = items * (players - 1)
+    if len(items) != players - 1:
+        raise HumanError(f"{len(items)} bot specs for the {players - 1} other seats "
+                         "(give one, one per other seat, or one per seat with 'human')")
+    return items[:seat] + [HUMAN] + items[seat:]
+
+
+def infer_players(players: int | None, bots: str) -> int | None:
+    if players is not None or "," not in bots:
+        return players
+    items = [b.strip() for b in bots.split(",")]
+    return len(items) if HUMAN in items else len(items) + 1
+
+
+class Session:
+    """One game: seat ``seat`` is a person, every other seat the engine's bot."""
+
+    def __init__(self, game: str, players: int | None, bots: str, seat: int, seed: int = 0,
+                 index: int = 0, variant: dict | None = None):
+        self.game = Game(game, infer_players(players, bots), variant, seed, index)
+        n = self.game.players
+        if not 0 <= seat < n:
+            raise HumanError(f"no seat {seat}: seats are 0..{n - 1}")
+        self.seat = seat
+        self.labels = seat_bots(bots, n, seat)
+        # the person's seat gets a placeholder bot that is never asked
+        specs = [("random" if s == seat else b) for s, b in enumerate(self.labels)]
+        self.config = RunConfig.build(game, n, specs, variant, seed)
+        self.labels = [(HUMAN if s == seat else label) for s, label in enumerate(self.config.bot_labels)]
+        self.batch = Batch(self.config)
+        self.rng = np.array([stream_key(seed, index, bot_stream(s)) for s in range(n)], dtype=np.int64)
+        self.imem, self.fmem = allocate_memory(self.config.bots, self.config.info, n)
+
+    def bot_move(self) -> int:
+        g = self.game
+        return self.batch.bot_action(g.state, g.current_player, self.rng, self.imem, self.fmem)
+
+    def words_for(self, action: int) -> str:
+        """``action`` as the person may know it (see the module docstring)."""
+        g = self.game
+        name = g.action_name(action)
+        if g.current_player == self.seat:
+            return name
+        legal = g.legal_actions()
+        if len(legal) == 1:
+            return name
+        after = {}
+        for a in legal:
+            twin = g.clone()
+            twin.module.apply(twin.state, twin.params, a)  # a throw-away copy: no trace needed
+            after[a] = twin.view(self.seat)
+        mine = after[action]
+        if any(np.array_equal(mine, v) for a, v in after.items() if a != action):
+            return f"{name.split(' ')[0]} (hidden from you)"
+        return name
+
+    def trace(self) -> dict:
+        return self.game.trace(self.labels)
+
+
+def result_lines(session: Session) -> list[str]:
+    g = session.game
+    r = g.result()
+    n = g.players
+    scores = [r[f"score_{s}"] for s in range(n)]
+    winners = [s for s in range(n) if r[f"win_{s}"]]
+    lines = ["game over: scores " + ", ".join(
+        f"seat {s}{' (you)' if s == session.seat else ''} {scores[s]}" for s in range(n))]
+    if r["truncated"]:
+        cap = g.info.truncation_option
+        lines.append(f"the game was truncated by its cap{f' ({cap})' if cap else ''}: no winner")
+    elif not winners:
+        lines.append("nobody wins")
+    else:
+        who = ", ".join(f"seat {s}" for s in winners)
+        if session.seat in winners:
+            lines.append("you win" + (f" (shared with {who})" if len(winners) > 1 else "") + "!")
+        else:
+            lines.append(f"{who} win{'s' if len(winners) == 1 else ''}; you lose")
+    return lines
+
+
+def default_trace_path(session: Session) -> str:
+    g = session.game
+    return f"human-{g.name}-seed{g.seed}-game{g.index}.jsonl"
+
+
+def play(session: Session, read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+         delay: float = 0.5, trace_path: str | None = None) -> str | None:
+    """Play the session to its end or to ``q``; returns the trace file written (None on
+    quitting: an unfinished game leaves no trace a later run could take for a whole one)."""
+    g = session.game
+    me = session.seat
+    write(f"{g.info.title}, {g.players} players, seed {g.seed}, game {g.index}: you are seat {me}")
+    write("bots: " + ", ".join(f"seat {s} {b}" for s, b in enumerate(session.labels) if s != me))
+    write("enter a move's number, ? for the rules, q to quit")
+    while not g.is_over:
+        p = g.current_player
+        if p != me:
+            a = session.bot_move()
+            words = session.words_for(a)
+            g.step(a)
+            write(f"seat {p} ({session.labels[p]}): {words}")
+            if delay > 0:
+                time.sleep(delay)
+            continue
+        legal = g.legal_actions()
+        write("")
+        write(g.render(me))
+        write("your moves:")
+        for k, a in enumerate(legal, 1):
+            write(f"  {k:>2}. {g.action_name(a)}")
+        names = {g.action_name(a).lower(): a for a in legal}
+        while True:
+            try:
+                raw = read(f"your move (1-{len(legal)}, ? rules, q quit): ").strip()
+            except EOFError:
+                raw = "q"
+            if raw in ("q", "quit"):
+                write(f"you quit after {len(g.actions)} moves; no trace written")
+                return None
+            if raw in ("?", "help"):
+                write(RULES.get(g.name, g.info.description or "(no rules summary for this game)"))
+                continue
+            if raw.isdigit() and 1 <= int(raw) <= len(legal):
+                choice = legal[int(raw) - 1]
+            elif raw.lower() in names:
+                choice = names[raw.lower()]
+            else:
+                write(f"not a move: {raw!r}; enter a number from 1 to {len(legal)}, ? or q")
+                continue
+            break
+        g.step(choice)
+        write(f"you: {g.action_name(choice)}")
+    write("")
+    write(g.render(me))
+    for line in result_lines(session):
+        write(line)
+    path = trace_path or default_trace_path(session)
+    write_traces(path, [session.trace()])
+    write(f"trace: {Path(path).resolve()}")
+    return path
