@@ -156,6 +156,8 @@ def bots(game):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @_variant_option
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="write per-game results as a Parquet dataset (resumable)")
+@click.option("--chunk", type=click.IntRange(min=1), default=None,
+              help="with --out: games per stored file (default 100000; a resumed run keeps its own)")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None, help="write game records (JSON Lines; .gz compresses)")
 @click.option("--trace-games", default="100", show_default=True, metavar="K|all",
               help="with --trace: trace the first K games, or all of them")
@@ -163,7 +165,7 @@ def bots(game):
 @_cluster_option
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: long runs on a terminal)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
-def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trace_games, threads, progress, as_json):
+def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_file, trace_games, threads, progress, as_json):
     """Play GAMES games and print a per-seat summary (--players defaults to the number of
     --bots specs)."""
     from experiments.play import execute, format_summary, summary_record
@@ -175,7 +177,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trac
         _check_writable(trace_file, "--trace")  # before the games, not after them
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
-                          keep_frame=False)
+                          keep_frame=False, **({"chunk": chunk} if chunk else {}))
     if as_json:
         record = summary_record(config, outcome)
         record["out"] = out

@@ -161,7 +161,7 @@ class DaskExecutor:
         slots = max(4, 2 * sum(self.client.nthreads().values()))
         pending = iter(tasks)
         by_key: dict[str, Any] = {}
-        queue = distributed.as_completed(with_results=True)
+        queue = distributed.as_completed(loop=self.client.loop, with_results=True)
 
         def submit_next() -> None:
             task = next(pending, None)
