@@ -133,7 +133,7 @@ class DaskExecutor:
         """Compile on every worker before the first task (so the study's timing is the
         games'), and warn when a host's workers would use more threads than it has cores."""
         configs = list(configs)
-        addrs = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        addrs = list(self.client.nthreads())
         if not addrs:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers")
         futures = [self.client.submit(worker_setup, configs, self.threads, workers=[a], allow_other_workers=False,
