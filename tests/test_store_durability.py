@@ -182,7 +182,7 @@ def summary(stdout):
     return {k: record[k] for k in ("games", "seats", "truncated")}
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_run_keeps_its_chunks_and_resumes_to_the_same_result(tmp_path, sig):
     games = 60_000
     whole = subprocess.run(play_cmd(tmp_path / "whole", games), capture_output=True, text=True, timeout=300)
