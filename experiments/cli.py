@@ -1,8 +1,10 @@
 """The `playlab` command line (shared/spec/cli.md is the contract)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 
 import click
@@ -28,6 +30,58 @@ def _infer_players(players, bots):
 def _variant_option(f):
     return click.option("--variant", "variant", multiple=True, metavar="NAME=VALUE",
                         help="rule option (repeatable); see `playlab games`")(f)
+
+
+def _remember_cluster(ctx, param, value):
+    ctx.meta["playlab.cluster"] = value
+    return value
+
+
+# on play and every study; read back by _executor so the commands' signatures stay as they are
+_cluster_option = click.option("--cluster", metavar="ADDR", default=None, expose_value=False,
+                               callback=_remember_cluster,
+                               help="run on the Dask scheduler at ADDR (e.g. tcp://host:8786); same results")
+
+
+@contextlib.contextmanager
+def _executor(threads):
+    """The executor for --cluster (None: run here), closed afterwards."""
+    address = click.get_current_context().meta.get("playlab.cluster")
+    if not address:
+        yield None
+        return
+    from experiments.cluster import executor_for
+
+    executor = executor_for(address, threads)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+def _trace_games(text, n_games):
+    if str(text).strip().lower() == "all":
+        return n_games
+    try:
+        k = int(text)
+    except ValueError:
+        k = -1
+    if k < 0:
+        raise click.BadParameter(f"takes a number of games >= 0 or 'all', not {text!r}", param_hint="--trace-games")
+    return min(k, n_games)
+
+
+def _check_writable(path, option):
+    from pathlib import Path
+
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise click.BadParameter(f"{path} is a directory", param_hint=option)
+    if not parent.is_dir():
+        raise click.BadParameter(f"directory {parent} does not exist", param_hint=option)
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise click.BadParameter(f"{path} is not writable", param_hint=option)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -102,29 +156,39 @@ def bots(game):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @_variant_option
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="write per-game results as a Parquet dataset (resumable)")
+@click.option("--chunk", type=click.IntRange(min=1), default=None,
+              help="with --out: games per stored file (default 100000; a resumed run keeps its own)")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None, help="write game records (JSON Lines; .gz compresses)")
-@click.option("--trace-games", type=click.IntRange(min=0), default=None, help="trace only the first K games (default: all)")
+@click.option("--trace-games", default="100", show_default=True, metavar="K|all",
+              help="with --trace: trace the first K games, or all of them")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)")
+@_cluster_option
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: long runs on a terminal)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
-def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trace_games, threads, progress, as_json):
+def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_file, trace_games, threads, progress, as_json):
     """Play GAMES games and print a per-seat summary (--players defaults to the number of
     --bots specs)."""
     from experiments.play import execute, format_summary, summary_record
     from experiments.study import to_jsonable
 
     config = _config(game, players, bot_specs, variant, seed)
-    outcome = execute(config, n_games, threads=threads, out=out, progress=progress)
+    k = _trace_games(trace_games, n_games)
+    if trace_file:
+        _check_writable(trace_file, "--trace")  # before the games, not after them
+    with _executor(threads) as executor:
+        outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
+                          keep_frame=False, **({"chunk": chunk} if chunk else {}))
     if as_json:
         record = summary_record(config, outcome)
         record["out"] = out
     else:
+        if outcome.note:
+            click.echo(outcome.note)
         click.echo(format_summary(config, outcome))
     if trace_file:
         from simcore.runner import Batch
         from simcore.trace import build_trace, write_traces
 
-        k = n_games if trace_games is None else min(trace_games, n_games)
         batch = Batch(config)
         written = write_traces(trace_file, (build_trace(batch, i) for i in range(k)))
         if as_json:
@@ -134,7 +198,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, trace_file, trac
     if as_json:
         click.echo(json.dumps(to_jsonable(record)))
     elif out:
-        click.echo(f"results: {out} ({len(outcome.frame)} games)")
+        click.echo(f"results: {out} ({outcome.summary.games} games summarised)")
 
 
 @cli.command()
@@ -264,6 +328,7 @@ def _study_options(games_help):
             click.option("--out", type=click.Path(file_okay=False), default=None,
                          help="write tables (CSV), plots, study.json and the Parquet results here (resumable)"),
             click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)"),
+            _cluster_option,
             click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: on a terminal)"),
             click.option("--json", "as_json", is_flag=True, help="print the tables as JSON on stdout"),
         ]):
@@ -398,7 +463,11 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
 def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 
-    return run_study(study, collector, out=out, progress=progress, threads=threads)
+    with _executor(threads) as executor:
+        outcome = run_study(study, collector, out=out, progress=progress, threads=threads, executor=executor)
+    if outcome.note:
+        click.echo(outcome.note, err=True)
+    return outcome
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -406,18 +475,26 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> None:
     """Entry point: every failure is one ``error:`` line on stderr and a non-zero exit."""
     from simcore.runner import KernelError
 
+    # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)
-    except click.exceptions.Abort:
-        _fail("aborted", 130)
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C / SIGTERM into Abort; the study layer's message says what is kept
+        cause = exc.__cause__
+        _fail(str(cause) if isinstance(cause, KeyboardInterrupt) and str(cause) else "aborted", 130)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
-    except KeyboardInterrupt:
-        _fail("interrupted; results written so far are kept (rerun to resume)", 130)
+    except KeyboardInterrupt as exc:
+        _fail(str(exc) or "interrupted; results written so far are kept (rerun to resume)", 130)
     except (ValueError, OSError, KernelError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except Exception as exc:  # a bug: still one line, the traceback on request

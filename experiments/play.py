@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from reports.stats import wilson_interval
@@ -20,68 +21,112 @@ EXEC_CHUNK = 50_000
 
 @dataclass
 class RunOutcome:
-    frame: pd.DataFrame
+    summary: "PlaySummary"
     seconds: float  # time spent simulating in this invocation
     simulated: int  # games simulated in this invocation (resumed ones excluded)
+    frame: pd.DataFrame | None = None  # every game (only with keep_frame)
+    note: str | None = None  # what was done with a store of more or fewer games
 
 
 def execute(config: RunConfig, games: int, threads: int | None = None, out: str | None = None,
-            progress: bool | None = None, chunk: int = DEFAULT_CHUNK, executor=None) -> RunOutcome:
-    """Games [0, games) of one configuration, through the study layer."""
+            progress: bool | None = None, chunk: int = DEFAULT_CHUNK, executor=None,
+            keep_frame: bool = True) -> RunOutcome:
+    """Games [0, games) of one configuration, through the study layer.  The summary is
+    counted chunk by chunk; ``keep_frame=False`` keeps memory flat in the number of games."""
     import sys
 
     study = Study("play", [config], games, config.seed, chunk if out else min(chunk, EXEC_CHUNK))
     if progress is None:
         progress = games >= PROGRESS_MIN_GAMES and sys.stderr.isatty()
-    outcome = execute_study(study, executor=executor, store=out, progress=progress, threads=threads)
-    return RunOutcome(outcome.frame, outcome.seconds, outcome.simulated)
+    summary = PlaySummary(config)
+    outcome = execute_study(study, executor=executor, store=out, progress=progress, threads=threads,
+                            on_chunk=lambda task, frame: summary.add(frame), keep_frame=keep_frame)
+    return RunOutcome(summary, outcome.seconds, outcome.simulated, outcome.frame, outcome.note)
+
+
+class PlaySummary:
+    """Per-seat counts and sums over the games seen so far (any number of chunks)."""
+
+    def __init__(self, config: RunConfig):
+        self.config = config
+        n = config.players
+        self.games = 0
+        self.decided = 0
+        self.wins = np.zeros(n, np.int64)
+        self.shared = np.zeros(n, np.int64)
+        self.scores = np.zeros(n, np.int64)
+        self.truncated = 0
+        self.truncated_scores = np.zeros(n, np.int64)
+
+    def add(self, frame: pd.DataFrame) -> "PlaySummary":
+        from .results import seat_matrix, shared_win_mask
+
+        n = self.config.players
+        cut = frame["truncated"].to_numpy().astype(bool)
+        decided = frame[~cut]
+        win = seat_matrix(decided, "win", n) > 0
+        shared = shared_win_mask(decided, n)
+        self.games += len(frame)
+        self.decided += len(decided)
+        self.wins += win.sum(axis=0)
+        self.shared += (win & shared[:, None]).sum(axis=0)
+        self.scores += seat_matrix(decided, "score", n).sum(axis=0)
+        self.truncated += int(cut.sum())
+        self.truncated_scores += seat_matrix(frame[cut], "score", n).sum(axis=0)
+        return self
+
+    def table(self) -> pd.DataFrame:
+        """Per seat: bot, wins (shared ones included) and shared wins, win rate over decided
+        games with a 95% Wilson interval, mean score over decided games."""
+        n = self.decided
+        rows = []
+        for s in range(self.config.players):
+            wins = int(self.wins[s])
+            lo, hi = wilson_interval(wins, n)
+            rows.append({
+                "seat": s,
+                "bot": self.config.bot_labels[s],
+                "games": n,
+                "wins": wins,
+                "shared_wins": int(self.shared[s]),
+                "win_rate": wins / n if n else float("nan"),
+                "ci_low": lo,
+                "ci_high": hi,
+                "mean_score": float(self.scores[s] / n) if n else float("nan"),
+            })
+        return pd.DataFrame(rows)
+
+    def truncation(self) -> dict:
+        from .results import truncation_option
+
+        config = self.config
+        option = truncation_option(config.info)
+        record = {"games": self.truncated, "share": self.truncated / self.games if self.games else 0.0,
+                  "cap_option": option, "cap": config.variant.get(option) if option else None}
+        if self.truncated:
+            record["mean_scores"] = [float(v / self.truncated) for v in self.truncated_scores]
+        return record
 
 
 def seat_summary(config: RunConfig, frame: pd.DataFrame) -> pd.DataFrame:
-    """Per seat: bot, wins (shared ones included) and shared wins, win rate over decided
-    games with a 95% Wilson interval, mean score over decided games."""
-    from .results import shared_win_mask
-
-    decided = frame[~frame["truncated"]]
-    n = len(decided)
-    shared = shared_win_mask(decided, config.players)
-    rows = []
-    for s in range(config.players):
-        win = decided[f"win_{s}"].to_numpy() > 0
-        wins = int(win.sum())
-        lo, hi = wilson_interval(wins, n)
-        rows.append({
-            "seat": s,
-            "bot": config.bot_labels[s],
-            "games": n,
-            "wins": wins,
-            "shared_wins": int((win & shared).sum()),
-            "win_rate": wins / n if n else float("nan"),
-            "ci_low": lo,
-            "ci_high": hi,
-            "mean_score": float(decided[f"score_{s}"].mean()) if n else float("nan"),
-        })
-    return pd.DataFrame(rows)
+    return PlaySummary(config).add(frame).table()
 
 
 def summary_record(config: RunConfig, outcome: RunOutcome) -> dict:
     """The summary as JSON-able data (`play --json`)."""
-    from .results import truncation_record
-
-    frame = outcome.frame
+    summary = outcome.summary
     return {"game": config.game, "players": config.players, "seed": config.seed,
-            "bots": config.bot_labels, "variant": dict(config.variant), "games": len(frame),
-            "seats": seat_summary(config, frame).to_dict(orient="records"),
-            "truncated": truncation_record(config, frame),
+            "bots": config.bot_labels, "variant": dict(config.variant), "games": summary.games,
+            "seats": summary.table().to_dict(orient="records"),
+            "truncated": summary.truncation(), "note": outcome.note,
             "simulated": outcome.simulated, "seconds": outcome.seconds}
 
 
 def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
-    from .results import shared_wins_note, truncation_note
+    from .results import format_truncation, shared_wins_note
 
-    frame = outcome.frame
-    table = seat_summary(config, frame)
-    games = len(frame)
+    table = outcome.summary.table()
+    games = outcome.summary.games
     lines = [f"{config.info.title}: {games} games, {config.players} players, seed {config.seed}"]
     changed = {k: v for k, v in config.variant.items()
                if v != next(o.default for o in config.info.options if o.name == k)}
@@ -95,7 +140,7 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
     note = shared_wins_note(int(table["shared_wins"].sum()))
     if note:
         lines.append(note)
-    lines.append(truncation_note(config, frame))
+    lines.append(format_truncation(outcome.summary.truncation(), games))
     if outcome.simulated:
         rate = outcome.simulated / outcome.seconds if outcome.seconds > 0 else float("inf")
         lines.append(f"simulated {outcome.simulated} games in {outcome.seconds:.2f} s: {rate:,.0f} games/s")

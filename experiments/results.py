@@ -46,8 +46,10 @@ def truncation_record(config: RunConfig, frame: pd.DataFrame) -> dict:
 
 def truncation_note(config: RunConfig, frame: pd.DataFrame) -> str:
     """One line: how many games the cap cut off, which cap, and that they are excluded."""
-    r = truncation_record(config, frame)
-    games = len(frame)
+    return format_truncation(truncation_record(config, frame), len(frame))
+
+
+def format_truncation(r: dict, games: int) -> str:
     pct = 100.0 * r["share"]
     line = f"truncated games: {r['games']} ({pct:.1f}%)"
     if r["games"]:

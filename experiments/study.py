@@ -28,7 +28,7 @@ import pandas as pd
 
 from simcore.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, StudyStore
+from .store import DEFAULT_CHUNK, StudyStore, content_identity
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -47,11 +47,28 @@ class Task:
         return (self.run, self.start)
 
 
+# a task is played in kernel calls of growing size, each aiming at about this long, so Ctrl-C
+# (seen between calls: the kernels hold the interpreter) stops a long task within a second
+STEP_SECONDS = 0.25
+FIRST_STEP = 256
+
+
 def run_task(task: Task) -> pd.DataFrame:
     """The results of one task: one row per game, carrying its configuration.  Depends on
-    the task only (the kernels are deterministic in (configuration, seed, index))."""
+    the task only (the kernels are deterministic in (configuration, seed, index), so how
+    the games are split into kernel calls does not matter)."""
     config = task.config
-    return tidy_frame(task.run, config, Batch(config).run(task.start, task.count))
+    batch = Batch(config)
+    parts, done, step = [], 0, FIRST_STEP
+    while done < task.count:
+        n = min(step, task.count - done)
+        t0 = time.perf_counter()
+        parts.append(batch.run(task.start + done, n))
+        done += n
+        if time.perf_counter() - t0 < STEP_SECONDS / 2:
+            step *= 2
+    rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return tidy_frame(task.run, config, rows)
 
 
 def tidy_frame(run: int, config: RunConfig, rows: np.ndarray) -> pd.DataFrame:
@@ -123,7 +140,7 @@ class Study:
     def identity(self) -> dict:
         """What a store must match to be resumed (not the number of games: a stored study
         may be extended or read in part, like ``play --out``)."""
-        return {"seed": self.seed, "runs": [c.describe() for c in self.configs]}
+        return {"seed": self.seed, "runs": [content_identity(c) for c in self.configs]}
 
     def describe(self) -> dict:
         """The full configuration for ``study.json``."""
@@ -180,27 +197,64 @@ class StudyOutcome:
     seconds: float               # wall time of this invocation's simulation
     simulated: int               # games simulated now (stored ones excluded)
     stored: int                  # games read back from the store
+    note: str | None = None      # what was done with a store holding more or fewer games
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a study; the message says what is kept."""
+
+    def __str__(self):
+        return self.args[0] if self.args else "interrupted"
+
+
+def store_note(store: StudyStore, study: Study) -> str | None:
+    """What a run of ``study.games`` games per configuration does with a store that holds
+    more or fewer of them (the first configuration stands for all: they advance together)."""
+    have = store.stored_games(0)
+    want = study.games
+    if have == 0 or have == want:
+        return None
+    per = " per configuration" if len(study.configs) > 1 else ""
+    if have > want:
+        return (f"{store.path} holds {have} games{per}; using the first {want} (--games {want}); "
+                f"--games {have} uses them all")
+    return f"{store.path} holds {have} games{per}; extending to {want} ({want - have} more{per})"
 
 
 def execute_study(study: Study, executor=None, store: str | StudyStore | None = None,
                   progress: bool | None = None, on_chunk: Callable[[Task, pd.DataFrame], None] | None = None,
                   keep_frame: bool = True, threads: int | None = None) -> StudyOutcome:
     """Run every missing task of ``study`` (all of them without a store), write each to the
-    store as it completes, and hand every chunk (computed or stored) to ``on_chunk``."""
-    executor = executor or LocalExecutor(threads)
-    columns = study.columns()
+    store as it completes, and hand every chunk (computed or stored) to ``on_chunk``.  The
+    store is closed (its lock released) on return."""
     if isinstance(store, (str, bytes)) or hasattr(store, "__fspath__"):
         store = StudyStore.open(store, study.identity(), study.chunk)
+    try:
+        return _execute(study, executor, store, progress, on_chunk, keep_frame, threads)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) -> StudyOutcome:
+    executor = executor or LocalExecutor(threads)
+    columns = study.columns()
     tasks = study.tasks()
+    note = None
     if store is not None:
         if store.chunk != study.chunk:  # the stored chunking wins, so resuming lines up
             study.chunk = store.chunk
             tasks = study.tasks()
+        note = store_note(store, study)
         todo = [t for t in tasks if not store.has(t)]
     else:
         todo = tasks
     done_keys = {t.key for t in todo}
-    warm_up(t.config for t in todo)
+    prepare = getattr(executor, "prepare", None)
+    if prepare is not None:
+        prepare([t.config for t in todo])
+    else:
+        warm_up(t.config for t in todo)
     if progress is None:
         progress = sys.stderr.isatty()
     bar = None
@@ -219,13 +273,26 @@ def execute_study(study: Study, executor=None, store: str | StudyStore | None = 
             frames.append(frame)
 
     t0 = time.perf_counter()
+    written = 0
     try:
         for task, frame in executor.map(run_task, todo):
+            frame = align(frame, columns)
             if store is not None:
-                store.write(task, align(frame, columns))
+                store.write(task, frame)
+                written += task.count
             take(task, frame)
             if bar is not None:
                 bar.update(task.count)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+            bar = None
+        if store is None:
+            raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
+        kept = sum(t.count for t in tasks) - sum(t.count for t in todo) + written
+        total = sum(t.count for t in tasks)
+        raise Interrupted(f"interrupted: {kept} of {total} games are stored in {store.path}; "
+                          "rerun the same command to resume") from None
     finally:
         if bar is not None:
             bar.close()
@@ -242,7 +309,7 @@ def execute_study(study: Study, executor=None, store: str | StudyStore | None = 
             frame = frame.sort_values(["run", "index"], kind="stable").reset_index(drop=True)
         else:
             frame = pd.DataFrame(columns=columns)
-    return StudyOutcome(frame, seconds, sum(t.count for t in todo), stored)
+    return StudyOutcome(frame, seconds, sum(t.count for t in todo), stored, note)
 
 
 def warm_up(configs: Iterable[RunConfig]) -> None:
@@ -296,7 +363,7 @@ def run_study(study: Study, collector, out: str | None = None, progress: bool | 
     store = None
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
-        store = StudyStore.open(Path(out) / RESULTS_DIR, study.identity(), study.chunk)
+        store = Path(out) / RESULTS_DIR
     executor = executor or LocalExecutor(threads)
     outcome = execute_study(study, executor=executor, store=store, progress=progress,
                             on_chunk=collector, keep_frame=False)

@@ -1,0 +1,196 @@
+"""Running a study's tasks on a Dask distributed cluster (``--cluster ADDR``).
+
+The executor has the interface of :class:`experiments.study.LocalExecutor`: ``map(fn,
+tasks)`` yields ``(task, fn(task))`` in completion order.  Each task is a coarse chunk of
+many games of one configuration (a store chunk, 100,000 games by default), so scheduling
+costs little next to the games.  Results are bit-identical to a local run because a task
+is a pure function of itself; the client writes each result to the store under the
+task's own name, so a task the scheduler recomputes after losing a worker (Dask does that
+by itself for a task whose worker dies) is stored once, and a task is yielded only once
+(one future per task).
+
+Numba on workers, by design:
+
+* **compile once per worker, never two at once on a host**: the first task of a game on a
+  worker process compiles its kernels (or loads them from the on-disk cache) while holding
+  a host-wide file lock, so several workers never write the cache at the same time (which
+  can crash them) and every later worker on the host just loads what the first wrote.
+  :meth:`DaskExecutor.prepare` does this on every worker before the first task.
+* **threads**: a worker runs one kernel call at a time (a process-wide lock: Numba's
+  default threading layer is not safe for concurrent calls, and the kernel's own threads
+  already fill the cores), with ``--threads`` threads or the worker's ``NUMBA_NUM_THREADS``
+  (which must be set when the worker starts; see README "Running across machines").
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import threading
+import uuid
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
+
+INSTALL_HINT = "pip install 'playlab[cluster]'"
+
+# one kernel call at a time per worker process (see the module notes)
+_KERNEL_LOCK = threading.Lock()
+_COMPILED: set = set()
+
+
+class ClusterError(ValueError):
+    pass
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"--cluster needs Dask distributed, which is not installed: {INSTALL_HINT}") from None
+    return distributed
+
+
+@contextmanager
+def host_lock(name: str = "playlab-numba-compile"):
+    """An exclusive lock shared by every process of this user on this host (released by
+    the kernel if the holder dies)."""
+    import fcntl
+
+    path = os.path.join(tempfile.gettempdir(), f"{name}-{os.getuid()}.lock")
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def compile_for(configs) -> None:
+    """Compile (or load) the kernels of ``configs`` in this process, one process per host
+    at a time."""
+    from .study import warm_up
+
+    for config in configs:
+        key = (config.game, tuple(b.spec.kind for b in config.bots))
+        if key in _COMPILED:
+            continue
+        with host_lock():
+            warm_up([config])
+        _COMPILED.add(key)
+
+
+def run_on_worker(fn: Callable, task, threads: int | None):
+    from simcore.runner import set_threads
+
+    with _KERNEL_LOCK:
+        set_threads(threads)
+        compile_for([task.config])
+        return fn(task)
+
+
+def worker_setup(configs, threads: int | None) -> dict[str, Any]:
+    """Compile for ``configs`` on this worker; report its host and Numba threads."""
+    import socket
+
+    import numba
+
+    with _KERNEL_LOCK:
+        compile_for(configs)
+    return {"host": socket.gethostname(), "numba_threads": int(numba.config.NUMBA_NUM_THREADS),
+            "threads": int(threads or numba.config.NUMBA_NUM_THREADS), "cores": os.cpu_count()}
+
+
+class DaskExecutor:
+    """Tasks on the Dask scheduler at ``address`` (or through an existing ``client``)."""
+
+    name = "dask"
+
+    def __init__(self, address: str | None = None, threads: int | None = None, client=None,
+                 timeout: float = 10.0):
+        distributed = _distributed()
+        self.threads = threads
+        self._own = client is None
+        if client is None:
+            try:
+                client = distributed.Client(address, timeout=timeout, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        self.client = client
+        self.address = client.scheduler.address
+        self.workers: dict[str, dict] = {}
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def prepare(self, configs: Iterable) -> None:
+        """Compile on every worker before the first task (so the study's timing is the
+        games'), and warn when a host's workers would use more threads than it has cores."""
+        configs = list(configs)
+        addrs = list(self.client.nthreads())
+        if not addrs:
+            raise ClusterError(f"the Dask scheduler at {self.address} has no workers")
+        futures = [self.client.submit(worker_setup, configs, self.threads, workers=[a], allow_other_workers=False,
+                                      pure=False, key=f"playlab-setup-{uuid.uuid4().hex}") for a in addrs]
+        self.workers = dict(zip(addrs, self.client.gather(futures)))
+        per_host: dict[str, list] = {}
+        for info in self.workers.values():
+            per_host.setdefault(info["host"], []).append(info)
+        for host, infos in per_host.items():
+            used = sum(i["threads"] for i in infos)
+            cores = infos[0]["cores"] or used
+            if used > cores:
+                print(f"warning: the {len(infos)} workers on {host} use {used} Numba threads on {cores} cores; "
+                      f"start them with NUMBA_NUM_THREADS={max(1, cores // len(infos))} (or pass --threads)",
+                      file=sys.stderr)
+
+    def map(self, fn: Callable, tasks: Iterable) -> Iterator[tuple[Any, Any]]:
+        distributed = _distributed()
+        tasks = list(tasks)
+        if not tasks:
+            return
+        run_id = uuid.uuid4().hex[:12]
+        # enough queued tasks to keep every worker busy, few enough that results do not pile
+        # up in cluster memory faster than this process stores them
+        slots = max(4, 2 * sum(self.client.nthreads().values()))
+        pending = iter(tasks)
+        by_key: dict[str, Any] = {}
+        queue = distributed.as_completed(loop=self.client.loop, with_results=True)
+
+        def submit_next() -> None:
+            task = next(pending, None)
+            if task is None:
+                return
+            key = f"playlab-{run_id}-{task.run}-{task.start}"
+            by_key[key] = task
+            queue.add(self.client.submit(run_on_worker, fn, task, self.threads, key=key, pure=False))
+
+        for _ in range(slots):
+            submit_next()
+        try:
+            for future, result in queue:
+                task = by_key.pop(future.key)
+                future.release()
+                submit_next()
+                yield task, result
+        finally:
+            if by_key:  # interrupted or failed: stop the rest
+                self.client.cancel(list(queue.futures))
+
+    def describe(self) -> dict:
+        threads = sorted({i["threads"] for i in self.workers.values()}) if self.workers else []
+        return {"executor": self.name, "scheduler": self.address, "workers": len(self.workers),
+                "threads_per_worker": threads[0] if len(threads) == 1 else threads}
+
+
+def executor_for(cluster: str | None, threads: int | None):
+    """The executor a command's ``--cluster`` / ``--threads`` ask for (None: local)."""
+    if not cluster:
+        return None
+    return DaskExecutor(cluster, threads)
