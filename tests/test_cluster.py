@@ -7,7 +7,7 @@ import time
 import pandas as pd
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="the cluster extra (dask distributed) is not installed")
+import distributed  # the cluster extra: CI installs it, and a missing one must fail, not skip
 
 from experiments.cluster import DaskExecutor  # noqa: E402
 from experiments.play import execute  # noqa: E402

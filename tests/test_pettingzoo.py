@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-pettingzoo = pytest.importorskip("pettingzoo", reason="the rl extra (pettingzoo) is not installed")
+import pettingzoo  # noqa: F401  (the rl extra: CI installs it; a missing one must fail, not skip)
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from simcore.game import Game, GameError  # noqa: E402
