@@ -321,3 +321,8 @@ def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
     if phase == PHASE_DISCARD:
         return _discard(state, params, seat, rule, w)
     return _name_trump(state, params, seat, rule, w)
+
+
+# mcts's default hybrid here (bots/generic/mcts.py, ``delegate=-1``): decisions whose lowest
+# legal action is a discard, a bid or a trump go to greedy; the search plays the tiles
+MCTS_DELEGATE_FROM = DISCARD_BASE

@@ -43,8 +43,17 @@ class BotParam:
     high: float
     help: str
     integer: bool = False
+    # names of the values low..high (a policy chosen by name, e.g. rollout=greedy); the
+    # kernels still receive the value's index
+    choices: tuple[str, ...] = ()
 
     def parse(self, bot: str, raw: str) -> float:
+        if self.choices:
+            if raw in self.choices:
+                return float(self.choices.index(raw))
+            if not raw.lstrip("-").isdigit() or not (0 <= int(raw) < len(self.choices)):
+                raise BotError(f"bot {bot}: parameter {self.name} must be one of "
+                               f"{', '.join(self.choices)}, not {raw!r}")
         try:
             value = int(raw) if self.integer else float(raw)
         except ValueError:
@@ -85,7 +94,8 @@ class Bot:
         parts = [self.spec.name]
         for p, v in zip(self.spec.params, self.values):
             if v != p.default:
-                parts.append(f"{p.name}={int(v) if p.integer else v:g}")
+                shown = p.choices[int(v)] if p.choices else f"{int(v) if p.integer else v:g}"
+                parts.append(f"{p.name}={shown}")
         return ":".join(parts)
 
     def memory(self, info, players: int) -> tuple[int, int]:

@@ -85,6 +85,9 @@ def measure_against_random(config: RunConfig, threads: int, games: int | None = 
         # the games asked for, or about a third of a second of the bots' play per round
         n = games or max(16, int(record["games_per_s"] / 3))
         record.update(same_positions(config, n, max(rounds, 5)))
+    if any(b.spec.name == "mcts" for b in config.bots):
+        from bots.generic.mcts import iterations_rate
+        record["iterations_per_s"] = iterations_rate(config)
     return record
 
 

@@ -144,6 +144,10 @@ def bots(game):
             click.echo(f"  {spec.name:<10} {spec.help}")
             for p in spec.params:
                 fmt = "{:g}"
+                if p.choices:
+                    click.echo(f"      {p.name:<16} default {p.choices[int(p.default)]:<8} one of "
+                               f"{'|'.join(p.choices)}  {p.help}")
+                    continue
                 click.echo(f"      {p.name:<16} default {fmt.format(p.default):<8} range {p.low:g}..{p.high:g}  {p.help}")
         click.echo("")
 

@@ -50,6 +50,12 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
         ``seat`` may know, from the view ``observe`` gave that seat; its layout is
         documented in the game's module header.  The encoding the PettingZoo
         environments and any learning bot use.
+    evaluate(state, params, players, out)      (optional)
+        A heuristic value in [0, 1] per seat into ``out[:players]`` for a state that is
+        not over, on the scale of ``returns`` (about a win probability, summing to about
+        1): what search uses at a rollout's depth cut-off.  It may read the whole
+        state it is given (search gives it determinized samples only).  Games without one
+        get ``no_evaluate`` (1/players each: the cut-off then carries no information).
 
 Python-side (plain functions in the same module):
 
@@ -109,6 +115,7 @@ PROTOCOL_FUNCTIONS = (
     "determinize",
     "returns",
     "observation",
+    "evaluate",
 )
 
 
@@ -181,7 +188,15 @@ def no_random_run(state, params, rng):
     return 0
 
 
-OPTIONAL_FUNCTIONS = {"random_run": no_random_run}
+@njit(cache=True)
+def no_evaluate(state, params, players, out):
+    """The fallback of ``evaluate``: nothing known, every seat 1/players (a truncated
+    game's value)."""
+    for s in range(players):
+        out[s] = 1.0 / players
+
+
+OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate}
 
 
 def game_tag(game: types.ModuleType) -> str:

@@ -34,7 +34,10 @@ def game_bot_pairs():
 
 def cheap(game, name):
     """A bot spec that keeps the suite fast (search bots with few playouts)."""
-    return "flatmc:playouts=1" if name == "flatmc" else name
+    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8"}.get(name, name)
+
+
+SEARCH_BOTS = ("flatmc", "mcts")
 
 
 def positions(game, players, want=30, every=5, seed=11, limit=600):
@@ -278,7 +281,7 @@ def replayer(game):
 def test_traces_replay_to_the_engine_result(game, bot):
     info = module_info(game)
     replay = replayer(game)
-    search = bot == "flatmc"  # a whole game of search is slow: one game will do
+    search = bot in SEARCH_BOTS  # a whole game of search is slow: one game will do
     for players in counts(info)[:1 if search else 2]:
         batch = Batch(RunConfig.build(game, players, cheap(game, bot), {}, 13))
         for i in range(1 if search else 2):
@@ -319,7 +322,7 @@ def test_bots_decide_only_on_what_their_seat_may_know(game, bot):
     info = module.INFO
     k = kernels_for(game)
     spec = cheap(game, bot)
-    search = bot == "flatmc"
+    search = bot in SEARCH_BOTS
     checked = 0
     for players in counts(info):
         config = RunConfig.build(game, players, spec, {}, 17)
@@ -361,7 +364,7 @@ def test_bots_decide_only_on_what_their_seat_may_know(game, bot):
 @pytest.mark.parametrize("game,bot", game_bot_pairs())
 def test_every_bot_plays_whole_games_through_the_engine(game, bot):
     info = module_info(game)
-    search = bot == "flatmc"
+    search = bot in SEARCH_BOTS
     for players in counts(info)[:1 if search else 2]:
         config = RunConfig.build(game, players, cheap(game, bot), {}, 2)
         rows = Batch(config).run(0, 2 if search else 6)

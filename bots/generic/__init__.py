@@ -9,6 +9,7 @@ A generic bot is one module here listed in ``GENERIC_MODULES`` that defines
     TEMPLATES     the plain-Python functions to bind, callees first; the last one is the
                   entry point ``(bot_params, state, params, rng, seat, imem, fmem) -> action``
     JIT_OPTIONS   per-template ``njit`` options (e.g. ``_nrt=False``)
+    bind_extra    (optional) ``game -> {name: value}``: more globals for its templates
 
 The registry numbers the generic bots after the game's own bots; ``generic_policy_for``
 chains their entry points into one dispatcher on the generic index (``kind -
@@ -22,7 +23,7 @@ from functools import lru_cache
 
 from simcore.protocol import bind, missing_functions
 
-GENERIC_MODULES = ("bots.generic.flatmc",)
+GENERIC_MODULES = ("bots.generic.flatmc", "bots.generic.mcts")
 
 
 def generic_modules() -> list[types.ModuleType]:
@@ -52,7 +53,10 @@ def generic_policy_for(game: types.ModuleType):
     for j, module in reversed(list(enumerate(available_modules(game)))):
         if module is None:
             continue
-        entry = bind(module, module.TEMPLATES, game, qualifier=module.SPEC.name,
+        # a bot may bind more than the protocol (``bind_extra(game)``: e.g. the game's own
+        # policy for rollouts)
+        extra = module.bind_extra(game) if hasattr(module, "bind_extra") else None
+        entry = bind(module, module.TEMPLATES, game, extra=extra, qualifier=module.SPEC.name,
                      **module.JIT_OPTIONS)[module.TEMPLATES[-1]]
         rest = bind(dispatch, ("link",), game, extra={"bot": entry, "rest": rest, "INDEX": j},
                     qualifier=f"link{j}_{module.SPEC.name}")["link"]

@@ -1113,3 +1113,40 @@ def describe_step(before, action, after, params, players) -> list[str]:
                                  for s in range(PLAYERS))
                      + f"; widow {TILE_NAMES[int(after[WIDOW])]}")
     return lines
+
+
+# ---- search evaluation (protocol ``evaluate``) -------------------------------------------------
+EVAL_TEMPERATURE = 4.0  # points: a lead this size is worth e times the odds
+
+
+@njit(cache=True)
+def evaluate(state, params, players, out):
+    """A soft win probability from the running totals plus this hand's points as far as
+    they are settled (tricks taken by the defenders; the contract once made or beyond
+    reach), softmax with temperature ``EVAL_TEMPERATURE``; a made 21 wins outright."""
+    b = state[BIDDER]
+    pts = out  # the points first, then their softmax in place
+    for s in range(PLAYERS):
+        pts[s] = state[SCORE + s]
+    if state[PHASE] != PHASE_OVER and state[PHASE] != PHASE_BID and b >= 0:
+        bid = state[HIGH_BID]
+        need = TRICKS_PER_HAND if bid == MOON_BID else bid
+        left = TRICKS_PER_HAND - state[TRICK_NO]
+        for s in range(PLAYERS):
+            if s != b:
+                pts[s] += state[TRICKS + s]
+        if state[TRICKS + b] >= need:
+            if bid == MOON_BID and params[OPT_MOON_INSTANT_WIN] != 0:
+                for s in range(PLAYERS):
+                    out[s] = 1.0 if s == b else 0.0
+                return
+            pts[b] += bid
+        elif state[TRICKS + b] + left < need:
+            pts[b] -= bid
+    top = max(pts[0], max(pts[1], pts[2]))
+    total = 0.0
+    for s in range(PLAYERS):
+        out[s] = np.exp((pts[s] - top) / EVAL_TEMPERATURE)
+        total += out[s]
+    for s in range(PLAYERS):
+        out[s] /= total

@@ -1331,3 +1331,28 @@ def describe_step(before, action, after, params, players) -> list[str]:
             lines.append(f"seat {wn} wins with {int(after[CHIPS + 2 * wn])} red and "
                          f"{int(after[CHIPS + 2 * wn + 1])} blue chips")
     return lines
+
+
+# ---- search evaluation (protocol ``evaluate``) -------------------------------------------------
+EVAL_TEMPERATURE = 1.0  # chips still needed
+
+
+@njit(cache=True)
+def evaluate(state, params, players, out):
+    """A soft win probability: softmax of minus the chips each seat still needs (at least
+    ``min_each`` of each colour and ``chips_to_win`` in all), temperature
+    ``EVAL_TEMPERATURE``."""
+    m = params[P_MIN_EACH]
+    best = 1e18
+    for s in range(players):
+        r = state[CHIPS + 2 * s]
+        b = state[CHIPS + 2 * s + 1]
+        need = max(max(m - r, 0) + max(m - b, 0), params[P_CHIPS_TO_WIN] - r - b)
+        out[s] = need
+        best = min(best, need)
+    total = 0.0
+    for s in range(players):
+        out[s] = np.exp(-(out[s] - best) / EVAL_TEMPERATURE)
+        total += out[s]
+    for s in range(players):
+        out[s] /= total

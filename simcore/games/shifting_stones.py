@@ -1168,3 +1168,27 @@ def describe_step(before, action, after, params, players) -> list[str]:
     else:
         lines.append(f"seat {a[CUR]} to play")
     return lines
+
+
+# ---- search evaluation (protocol ``evaluate``) -------------------------------------------------
+EVAL_TEMPERATURE = 3.0  # points
+
+
+@njit(cache=True)
+def evaluate(state, params, players, out):
+    """Solo: the share of the game's cards scored so far.  Otherwise a soft win
+    probability: softmax of the points (with the 1-point bonus as it stands) at
+    temperature ``EVAL_TEMPERATURE``."""
+    if players == 1:
+        out[0] = state[SCORED_TOTAL] / max(1, state[NCARDS])
+        return
+    bonus = bonus_seats(state, params, players)
+    top = -1e18
+    for s in range(players):
+        top = max(top, np.float64(_final_score(state, params, s, bonus)))
+    total = 0.0
+    for s in range(players):
+        out[s] = np.exp((_final_score(state, params, s, bonus) - top) / EVAL_TEMPERATURE)
+        total += out[s]
+    for s in range(players):
+        out[s] /= total
