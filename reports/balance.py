@@ -64,8 +64,9 @@ def diff_ci(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float, float
     return (d, lo, hi)
 
 
-def ci_text(v: tuple[float, float, float], pct: bool = True, digits: int = 1) -> str:
+def ci_text(v: tuple[float, float, float], pct: bool = True, digits: int | None = None) -> str:
     m, lo, hi = v
+    digits = (1 if pct else 2) if digits is None else digits
     if m != m:
         return "n/a"
     f = 100.0 if pct else 1.0
@@ -73,6 +74,14 @@ def ci_text(v: tuple[float, float, float], pct: bool = True, digits: int = 1) ->
     if lo != lo:
         return f"{m * f:.{digits}f}{unit}"
     return f"{m * f:.{digits}f}{unit} [{lo * f:.{digits}f}, {hi * f:.{digits}f}]"
+
+
+def ci_pp(v: tuple[float, float, float]) -> str:
+    """A difference of two proportions in percentage points."""
+    m, lo, hi = v
+    if m != m:
+        return "n/a"
+    return f"{m * 100:+.1f} percentage points [{lo * 100:+.1f}, {hi * 100:+.1f}]"
 
 
 # ---- reading a study ------------------------------------------------------------------------

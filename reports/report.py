@@ -101,7 +101,7 @@ def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair"):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.0, max(2.4, 0.28 * len(labels) + 1.3)))
     y = np.arange(len(labels))[::-1]
-    ax.errorbar(est, y, xerr=[np.subtract(est, lo), np.subtract(hi, est)], fmt="o", color="black",
+    ax.errorbar(est, y, xerr=np.clip([np.subtract(est, lo), np.subtract(hi, est)], 0, None), fmt="o", color="black",
                 ecolor="0.3", capsize=3, ms=4, label="estimate, 95% interval")
     ax.axvline(ref, color="0.4", ls="--", lw=1, label=ref_label)
     ax.set_yticks(y, labels)
@@ -120,7 +120,8 @@ def groups_plot(groups: dict, xlabel, ylabel, title, ref=None, ref_label=None, x
     for i, (name, (x, est, lo, hi)) in enumerate(groups.items()):
         xs = np.asarray(x, float) + (i - (len(groups) - 1) / 2) * width
         est, lo, hi = (np.asarray(v, float) for v in (est, lo, hi))
-        ax.errorbar(xs, est, yerr=[est - lo, hi - est], fmt=MARKERS[i % 6], color=GREYS[i % 6],
+        # clip: a Wilson bound at 0 or 1 can sit a rounding error beyond the estimate
+        ax.errorbar(xs, est, yerr=np.clip([est - lo, hi - est], 0, None), fmt=MARKERS[i % 6], color=GREYS[i % 6],
                     mec="black", ecolor="0.3", capsize=3, ms=5, ls="none", label=str(name))
     if ref is not None:
         ax.axhline(ref, color="0.4", ls="--", lw=1, label=ref_label)
@@ -206,7 +207,7 @@ TEMPLATE = """<!DOCTYPE html>
  h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; margin-top: 2em; } h3 { margin-top: 1.4em; }
  table { border-collapse: collapse; font-size: 0.82em; margin: 0.5em 0 1em; }
  th, td { border: 1px solid #bbb; padding: 0.15em 0.45em; text-align: right; } th { background: #eee; }
- td:first-child, th:first-child { text-align: left; }
+ td:first-child, th:first-child, td.t { text-align: left; }
  figure { margin: 0.8em 0; page-break-inside: avoid; } figure img { max-width: 100%; border: 1px solid #ddd; }
  figcaption { font-size: 0.85em; color: #333; }
  .findings li { margin: 0.3em 0; } .note { font-size: 0.85em; color: #333; }
@@ -238,8 +239,10 @@ def _table(df: pd.DataFrame, pct: dict | None = None) -> str:
     """An HTML table; ``pct`` maps a label to (estimate, low, high) column names shown as
     'p% [lo, hi]'."""
     df = df.copy()
-    for label, (m, lo, hi) in (pct or {}).items():
-        df[label] = [B.ci_text((a, b, c)) for a, b, c in zip(df[m], df[lo], df[hi])]
+    for label, spec in (pct or {}).items():
+        m, lo, hi = spec[:3]
+        as_pct = spec[3] if len(spec) > 3 else True
+        df[label] = [B.ci_text((a, b, c), pct=as_pct) for a, b, c in zip(df[m], df[lo], df[hi])]
         df = df.drop(columns=[m, lo, hi])
     return df.to_html(index=False, float_format=lambda x: f"{x:.3f}", border=0, escape=True)
 
@@ -283,7 +286,7 @@ def build_report(root: str | Path) -> str:
         counts = sorted({r["players"] for r in st.runs})
         bots = sorted({_bots_text(r) for r in st.runs})
         runs.append({"name": st.name, "kind": st.kind, "game": st.game, "players": ", ".join(map(str, counts)),
-                     "bots": "; ".join(bots) if len(bots) < 4 else f"{len(bots)} seatings of "
+                     "bots": "; ".join(bots) if st.kind != "tournament" else f"{len(st.runs)} seatings of "
                      + ", ".join(sorted({b for r in st.runs for b in r["bots"]})),
                      "options": _options_text(st), "seed": st.record.get("seed"),
                      "games": f"{len(st.frame):,} ({st.frame['run'].nunique()} runs)",
@@ -369,9 +372,9 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
     blocks.append(_block("Game length and truncated games", None,
                          hist_plot(lseries, "turns per game (the game's own turns)", "Game length (decided games)"),
                          "Share of decided games by length, one line per player count.",
-                         _table(ln, {"mean turns": ("mean_turns", "turns_low", "turns_high"),
+                         _table(ln, {"mean turns": ("mean_turns", "turns_low", "turns_high", False),
                                      "truncated": ("truncated_share", "trunc_low", "trunc_high")})))
-    if ln["truncated"].sum():
+    if (ln["truncated_share"] >= 0.001).any():
         r = ln.loc[ln["truncated_share"].idxmax()]
         found.append(f"{info.title} ({st.name}): {B.ci_text((r.truncated_share, r.trunc_low, r.trunc_high))} of the "
                      f"games at {int(r.players)} players hit the cap and are left out of the win rates")
@@ -417,15 +420,15 @@ def moon_section(st: B.StudyData, info):
         blocks.append(_block("Moon: what the widow is worth", (
             "The bidder takes the widow tile and discards one tile. The widow is 'kept' when the bidder discards "
             "another tile (the widow improved the hand) and 'discarded' when it goes straight back. Its worth: "
-            f"the make rate with the widow kept minus with it discarded, {B.ci_text(dd)} points "
+            f"the make rate with the widow kept minus with it discarded, {B.ci_pp(dd)} "
             f"(widow kept in {100 * kept['share_of_contracts']:.1f}% of contracts). The bots choose, so this is "
             "the worth of a useful widow, not a controlled experiment."), None, "",
             _table(t["widow"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         best = bb.loc[bb["contracts"].idxmax()]
         found.append(f"Moon ({st.name}): the most common contract, a bid of {best.bid}, is made "
                      f"{B.ci_text((best.make_rate, best.ci_low, best.ci_high))} of the time")
-        found.append(f"Moon ({st.name}): keeping the widow tile changes the bidder's make rate by {B.ci_text(dd)} "
-                     f"points ({B.ci_text((kept.make_rate, kept.ci_low, kept.ci_high))} kept vs "
+        found.append(f"Moon ({st.name}): keeping the widow tile changes the bidder's make rate by {B.ci_pp(dd)} "
+                     f"({B.ci_text((kept.make_rate, kept.ci_low, kept.ci_high))} kept vs "
                      f"{B.ci_text((disc.make_rate, disc.ci_low, disc.ci_high))} discarded)")
     m = t["moon"].iloc[0]
     blocks.append(_block("Moon: shooting the moon", (
@@ -441,7 +444,7 @@ def moon_section(st: B.StudyData, info):
                       "Points per hand by bidding position", xticklabels=["0", "1", "2"])
     blocks.append(_block("Moon: points per hand by bidding position", None, png,
                          "Mean points a seat scores per played hand by its bidding position; 95% intervals over games.",
-                         _table(p, {"points/hand": ("points_per_hand", "pts_low", "pts_high"),
+                         _table(p, {"points/hand": ("points_per_hand", "pts_low", "pts_high", False),
                                     "make rate": ("make_rate", "ci_low", "ci_high")})))
     return blocks, found
 
@@ -482,6 +485,7 @@ def stones_section(st: B.StudyData, info):
         pct = {"bonus changes the winner": ("changed_rate", "ci_low", "ci_high")}
         if "skips_per_seat" in b:
             pct["games with a skip"] = ("games_with_skip", "gws_low", "gws_high")
+            pct["skips per seat"] = ("skips_per_seat", "skips_low", "skips_high", False)
         groups = {"winner changed by the bonus": (range(len(b)), b["changed_rate"] * 100, b["ci_low"] * 100,
                                                   b["ci_high"] * 100)}
         if "games_with_skip" in b:
@@ -493,7 +497,7 @@ def stones_section(st: B.StudyData, info):
         blocks.append(_block("Shifting Stones: the 1-point bonus and skips", (
             "'Winner changed': the seats with the top score differ from those with the most card points, i.e. "
             "the bonus for the most 1-point cards decided (or split) the game."), png, "",
-            _table(b.drop(columns=[c for c in ("skips_low", "skips_high") if c in b]), pct)))
+            _table(b, pct)))
         r = b.loc[b["changed_rate"].idxmax()]
         found.append(f"Shifting Stones ({st.name}): the 1-point bonus changes the winner in "
                      f"{B.ci_text((r.changed_rate, r.ci_low, r.ci_high))} of decided games at {int(r.players)} players")
@@ -513,15 +517,14 @@ def stacks_section(st: B.StudyData, info):
     counts = sorted(ch["players"].unique())
     groups = {}
     for colour, part in ch.groupby("colour"):
-        groups[f"{colour}, all seats"] = ([counts.index(n) for n in part["players"]], part["chips_per_seat"],
+        groups[colour] = ([counts.index(n) for n in part["players"]], part["chips_per_seat"],
                                           part["ci_low"], part["ci_high"])
-        groups[f"{colour}, winners"] = ([counts.index(n) for n in part["players"]], part["winner_chips"],
-                                        part["w_low"], part["w_high"])
     blocks.append(_block("Sequence Stacks: chips by colour", None,
-                         groups_plot(groups, "players", "chips held at the end (chips)", "Chips by colour",
+                         groups_plot(groups, "players", "chips a seat holds at the end (chips)", "Chips by colour",
                                      xticklabels=[str(n) for n in counts]),
-                         "Mean chips per seat and per winner, 95% intervals.",
-                         _table(ch, {"per seat": ("chips_per_seat", "ci_low", "ci_high")})))
+                         "Mean chips per seat by colour, 95% intervals; the table adds the winners' chips.",
+                         _table(ch, {"per seat": ("chips_per_seat", "ci_low", "ci_high", False),
+                                     "per winner": ("winner_chips", "w_low", "w_high", False)})))
     bl = t["blocked"]
     blocks.append(_block("Sequence Stacks: sequences blocked", None,
                          groups_plot({"blocked": ([counts.index(n) for n in bl["players"]], bl["blocked_share"] * 100,
@@ -529,7 +532,8 @@ def stacks_section(st: B.StudyData, info):
                                      "players", "completed sequences blocked (%)",
                                      "Share of completed sequences an opponent blocked",
                                      xticklabels=[str(n) for n in counts]), "",
-                         _table(bl, {"blocked": ("blocked_share", "ci_low", "ci_high")})))
+                         _table(bl, {"blocked": ("blocked_share", "ci_low", "ci_high"),
+                                     "completions per game": ("completions_per_game", "comp_low", "comp_high", False)})))
     r = bl.iloc[-1]
     found.append(f"Sequence Stacks ({st.name}): {B.ci_text((r.blocked_share, r.ci_low, r.ci_high))} of completed "
                  f"sequences are blocked at {int(r.players)} players")
@@ -557,7 +561,7 @@ def stacks_section(st: B.StudyData, info):
                                                      ln["ci_low"], ln["ci_high"])},
                                      "players", "turns per game (turns)", "Game length by player count",
                                      xticklabels=[str(n) for n in counts]), "",
-                         _table(ln, {"mean turns": ("mean_turns", "ci_low", "ci_high")})))
+                         _table(ln, {"mean turns": ("mean_turns", "ci_low", "ci_high", False)})))
     if len(ln) > 1:
         a, z = ln.iloc[0], ln.iloc[-1]
         found.append(f"Sequence Stacks ({st.name}): games last {a.mean_turns:.1f} [{a.ci_low:.1f}, {a.ci_high:.1f}] "
@@ -584,7 +588,7 @@ def luck_skill_sections(studies: list[B.StudyData], findings: list[str]) -> list
                          f"{title} ({st.name}): how often the weaker bot wins", "a coin flip (50%)")
             blocks.append(_block(f"{title} ({st.name}): how often the weaker bot wins", None, png, "",
                                  _table(ww, {"weaker ahead": ("weaker_ahead", "ci_low", "ci_high")})))
-            r = ww.iloc[0]
+            r = ww.loc[ww["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
             findings.append(f"{title} ({st.name}): the weaker bot {r.weaker} finishes ahead of {r.stronger} in "
                             f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games")
         sp = B.deal_spread(st)
