@@ -132,7 +132,21 @@ def load_study(name: str, path: Path, store: Path, record: dict, manifest: dict)
             raise ResultsError(f"corrupt results file {f} ({type(exc).__name__})") from None
     frame = pd.concat(parts, ignore_index=True).sort_values(["run", "index"], kind="stable")
     frame = frame.reset_index(drop=True)
+    frame["setting"] = setting_labels(record, runs, frame["run"].to_numpy())
     return StudyData(name, path, store, record, runs, frame, files)
+
+
+def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
+    """A sweep's rule setting of each row (``name=value, …`` of the varied options, the
+    baseline marked); empty for other studies, whose runs share their rules."""
+    vary = record.get("vary") if record.get("kind") == "sweep" else None
+    if not vary:
+        return np.full(len(run), "", dtype=object)
+    labels = []
+    for r, cfg in enumerate(runs):
+        text = ", ".join(f"{k}={str(cfg['variant'].get(k)).lower()}" for k in vary)
+        labels.append(text + (" (baseline)" if r == record.get("baseline_run", 0) else ""))
+    return np.asarray(labels, dtype=object)[run]
 
 
 def read_wide(study: StudyData, prefix: str):
@@ -160,9 +174,15 @@ def seat_cols(prefix: str, n: int) -> list[str]:
 
 
 def by_players(study: StudyData):
-    """(players, frame of those runs) in ascending player count."""
-    for n, part in study.frame.groupby("players", sort=True):
+    """(players, frame of those runs) in ascending player count (a sweep: per setting too,
+    its rows carrying their ``setting``)."""
+    for (n, _setting), part in study.frame.groupby(["players", "setting"], sort=False):
         yield int(n), part
+
+
+def setting_of(part: pd.DataFrame) -> dict:
+    s = part["setting"].iloc[0] if len(part) else ""
+    return {"setting": s} if s else {}
 
 
 def win_share(part: pd.DataFrame, n: int) -> np.ndarray:
@@ -191,7 +211,7 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
         share = np.take_along_axis(win_share(part, n), position_seats(part, n, first_col), axis=1)
         for k in range(n):
             m, lo, hi = mean_ci(share[:, k])
-            rows.append({"players": n, "position": k, "games": len(part), "win_share": m,
+            rows.append({"players": n, **setting_of(part), "position": k, "games": len(part), "win_share": m,
                          "ci_low": lo, "ci_high": hi, "fair": 1.0 / n, "advantage": m - 1.0 / n,
                          "adv_low": lo - 1.0 / n, "adv_high": hi - 1.0 / n})
     return pd.DataFrame(rows)
@@ -212,7 +232,7 @@ def bot_win_rates(study: StudyData) -> pd.DataFrame:
             per_game = (share * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)
             sat = mask.any(axis=1)
             m, lo, hi = mean_ci(per_game[sat])
-            rows.append({"players": n, "bot": b, "games": int(sat.sum()), "win_share_per_seat": m,
+            rows.append({"players": n, **setting_of(part), "bot": b, "games": int(sat.sum()), "win_share_per_seat": m,
                          "ci_low": lo, "ci_high": hi, "fair": 1.0 / n})
     return pd.DataFrame(rows)
 
@@ -224,7 +244,7 @@ def lengths(study: StudyData) -> pd.DataFrame:
         d = part[~trunc]
         t = wilson(trunc.sum(), len(part))
         m = mean_ci(d["turns"])
-        rows.append({"players": n, "games": len(part), "decided": len(d), "mean_turns": m[0],
+        rows.append({"players": n, **setting_of(part), "games": len(part), "decided": len(d), "mean_turns": m[0],
                      "turns_low": m[1], "turns_high": m[2],
                      "median_turns": float(d["turns"].median()) if len(d) else np.nan,
                      "truncated": int(trunc.sum()), "truncated_share": t[0], "trunc_low": t[1],

@@ -318,13 +318,15 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
     # seat advantage
     adv = B.seat_advantage(st, first_col)
     if len(adv):
-        labels = [f"{r.players} players, {'position' if first_col else 'seat'} {r.position}" for r in adv.itertuples()]
+        labels = [f"{r.players} players, {'position' if first_col else 'seat'} {r.position}"
+                  + (f", {r.setting}" if "setting" in adv else "") for r in adv.itertuples()]
         png = forest(labels, adv["advantage"] * 100, adv["adv_low"] * 100, adv["adv_high"] * 100, 0.0,
                      "win share minus the fair 1/n (percentage points)",
                      f"Seat advantage by {pos_word}", "fair (0)")
         blocks.append(_block("Seat advantage", None, png,
                              f"Win share of each {pos_word} minus 1/n over the decided games, 95% intervals.",
-                             _table(adv[["players", "position", "games", "win_share", "ci_low", "ci_high", "fair"]],
+                             _table(adv[[c for c in ("players", "setting", "position", "games", "win_share", "ci_low",
+                                                     "ci_high", "fair") if c in adv]],
                                     {"win share": ("win_share", "ci_low", "ci_high")})))
         worst = adv.loc[adv["advantage"].abs().idxmax()]
         found.append(f"{info.title} ({st.name}): {pos_word.split(' (')[0]} {int(worst.position)} at "
@@ -357,18 +359,19 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
     # scores and lengths
     d = st.decided()
     series = {}
-    for n, part in d.groupby("players"):
+    for (n, g), part in d.groupby(["players", "setting"], sort=False):
         n = int(n)
         seats = B.position_seats(part, n, first_col)
         sc = np.take_along_axis(part[B.seat_cols("score", n)].to_numpy(np.float64), seats, axis=1)
         for k in range(n):
-            series[f"{n}p {'pos' if first_col else 'seat'} {k}"] = sc[:, k]
+            series[f"{n}p {'pos' if first_col else 'seat'} {k}" + (f"\n{g}" if g else "")] = sc[:, k]
     if series and len(series) <= 24:
         blocks.append(_block("Score distributions", None,
                              box_plot(series, pos_word, "final score (game points)", "Final score by " + pos_word),
                              "Decided games; the diamond is the mean."))
     ln = B.lengths(st)
-    lseries = {f"{int(n)} players": part["turns"].to_numpy(np.float64) for n, part in d.groupby("players")}
+    lseries = {f"{int(n)} players" + (f", {g}" if g else ""): part["turns"].to_numpy(np.float64)
+               for (n, g), part in d.groupby(["players", "setting"], sort=False)}
     blocks.append(_block("Game length and truncated games", None,
                          hist_plot(lseries, "turns per game (the game's own turns)", "Game length (decided games)"),
                          "Share of decided games by length, one line per player count.",
@@ -380,6 +383,9 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
                      f"games at {int(r.players)} players hit the cap and are left out of the win rates")
     # the game's own section
     game_blocks, game_found = GAME_SECTIONS.get(st.game, lambda s, i: ([], []))(st, info)
+    if game_blocks and st.kind == "sweep":
+        game_blocks.insert(0, _block(None, "The balance figures below pool every setting of the sweep; "
+                                     "see the sections above and sweep.csv for the settings apart."))
     blocks += game_blocks
     found += game_found
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": _intro(st), "blocks": blocks}, found

@@ -33,7 +33,9 @@ def studies(tmp_path_factory):
                  ["tournament", "sequence-stacks", "--bots", "greedy,random", "--games", "100",
                   "--out", root / "stacks-tournament"],
                  ["fpa", "sequence-stacks", "--bots", "greedy", "--players", "2,3", "--games", "200",
-                  "--out", root / "stacks-fpa"]):
+                  "--out", root / "stacks-fpa"],
+                 ["sweep", "shifting-stones", "--vary", "end_trigger=5,7", "--players", "2", "--bots", "greedy",
+                  "--games", "150", "--out", root / "stones-sweep"]):
         with pytest.raises(SystemExit) as exc:
             main([str(a) for a in args] + (common if args[0] != "play" else ["--seed", "3"]))
         assert exc.value.code == 0, args
@@ -58,8 +60,12 @@ def test_report_has_every_section_and_plot(report_html):
 
     text = report_html.read_text()
     for sid in ("run", "summary", "study-moon-fpa", "study-moon-play", "study-stones-fpa",
-                "study-stacks-tournament", "study-stacks-fpa", "luck-skill"):
+                "study-stacks-tournament", "study-stacks-fpa", "study-stones-sweep", "luck-skill"):
         assert f'<section id="{sid}">' in text, sid
+    # a sweep's settings are kept apart in its seat advantage
+    sweep = text.split('<section id="study-stones-sweep">')[1].split("</section>")[0]
+    for label in ("end_trigger=5", "end_trigger=7"):
+        assert label in sweep
     headings = set(re.findall(r"<h3>([^<]+)</h3>", text))
     for h in ("Seat advantage", "Score distributions", "Game length and truncated games", "Win rates per bot",
               "Ratings", "Moon: make rate by bid level", "Moon: make rate by trump", "Moon: what the widow is worth",
