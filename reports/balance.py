@@ -150,7 +150,8 @@ def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarra
 
 
 def read_wide(study: StudyData, prefix: str):
-    """(run, players, matrix) per chunk file for the columns starting with ``prefix``."""
+    """(run, players, truncated, columns, frame) per chunk file, for the columns starting
+    with ``prefix``."""
     import pyarrow.parquet as pq
 
     from experiments.store import ResultsError
@@ -308,7 +309,7 @@ def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
 
     f = study.frame
     out = {}
-    if "contracts_bid_1" in f:
+    if "bid_1_contracts" in f:
         out["by_bid"] = _make_rates(f, "bid", BID_LEVEL_NAMES, "bid")
         out["by_trump"] = _make_rates(f, "trump", TRUMP_NAMES, "trump")
         out["widow"] = _make_rates(f, "widow", ("kept", "discarded"), "widow")
@@ -335,9 +336,9 @@ def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
 
 def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:
     rows = []
-    total = sum(int(f[f"contracts_{what}_{n}"].sum()) for n in names)
+    total = sum(int(f[f"{what}_{n}_contracts"].sum()) for n in names)
     for n in names:
-        c, m = int(f[f"contracts_{what}_{n}"].sum()), int(f[f"made_{what}_{n}"].sum())
+        c, m = int(f[f"{what}_{n}_contracts"].sum()), int(f[f"{what}_{n}_made"].sum())
         r = wilson(m, c)
         rows.append({label: n, "contracts": c, "share_of_contracts": c / total if total else np.nan,
                      "made": m, "make_rate": r[0], "ci_low": r[1], "ci_high": r[2]})
@@ -353,7 +354,7 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
     # per player count: games, and per card: games scored, sum of rounds, sum of round^2
     acc: dict[int, dict[str, np.ndarray]] = {}
     for _run, n, trunc, cols, t in read_wide(study, "card_"):
-        m = t.to_numpy(np.int64)[~trunc]
+        m = t[[f"card_{c + 1}_scored" for c in range(72)]].to_numpy(np.int64)[~trunc]
         a = acc.setdefault(n, {"games": np.zeros(1), "scored": np.zeros(72), "round": np.zeros(72),
                                "round2": np.zeros(72)})
         scored = m >= 0

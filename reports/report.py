@@ -492,18 +492,22 @@ def stones_section(st: B.StudyData, info):
         if "skips_per_seat" in b:
             pct["games with a skip"] = ("games_with_skip", "gws_low", "gws_high")
             pct["skips per seat"] = ("skips_per_seat", "skips_low", "skips_high", False)
-        groups = {"winner changed by the bonus": (range(len(b)), b["changed_rate"] * 100, b["ci_low"] * 100,
-                                                  b["ci_high"] * 100)}
-        if "games_with_skip" in b:
-            groups["games with a skip"] = (range(len(b)), b["games_with_skip"] * 100, b["gws_low"] * 100,
-                                           b["gws_high"] * 100)
-        png = groups_plot(groups, "players", "decided games (%)",
-                          "How often the 1-point bonus decides the game, and skips are used",
-                          xticklabels=[str(n) for n in b["players"]])
+        ticks = [str(n) for n in b["players"]]
+        png = groups_plot({"winner changed by the bonus": (range(len(b)), b["changed_rate"] * 100,
+                                                           b["ci_low"] * 100, b["ci_high"] * 100)},
+                          "players", "decided games (%)", "How often the 1-point bonus changes the winner",
+                          xticklabels=ticks)
         blocks.append(_block("Shifting Stones: the 1-point bonus and skips", (
             "'Winner changed': the seats with the top score differ from those with the most card points, i.e. "
             "the bonus for the most 1-point cards decided (or split) the game."), png, "",
             _table(b, pct)))
+        if "games_with_skip" in b:
+            png = groups_plot({"games with a skip": (range(len(b)), b["games_with_skip"] * 100, b["gws_low"] * 100,
+                                                     b["gws_high"] * 100)},
+                              "players", "decided games with at least one skip (%)", "How often a skip is used",
+                              xticklabels=ticks)
+            blocks.append(_block(None, None, png, "Skips per seat per game are in the table above.",
+                                 alt="Shifting Stones: skip usage"))
         r = b.loc[b["changed_rate"].idxmax()]
         found.append(f"Shifting Stones ({st.name}): the 1-point bonus changes the winner in "
                      f"{B.ci_text((r.changed_rate, r.ci_low, r.ci_high))} of decided games at {int(r.players)} players")
@@ -550,7 +554,7 @@ def stacks_section(st: B.StudyData, info):
         "Per seat and game: the win rate of seats that played the card at least once minus that of seats that "
         "did not. Holding and playing a card goes with longer games and more turns, so this measures "
         "association, not the card's causal worth."),
-        groups_plot(groups, "action card", "win rate, users minus non-users (points)",
+        groups_plot(groups, "action card", "win rate, users minus non-users (percentage points)",
                     "Win rate of users vs non-users per action card", 0.0, "no difference",
                     list(B.STACKS_ACTIONS)), "",
         _table(ac, {"users": ("win_users", "users_low", "users_high"),
@@ -591,7 +595,7 @@ def luck_skill_sections(studies: list[B.StudyData], findings: list[str]) -> list
             labels = [f"{r.weaker} vs {r.stronger}" for r in ww.itertuples()]
             png = forest(labels, ww["weaker_ahead"] * 100, ww["ci_low"] * 100, ww["ci_high"] * 100, 50.0,
                          "games the weaker bot finished ahead (%, ties half)",
-                         f"{title} ({st.name}): how often the weaker bot wins", "a coin flip (50%)")
+                         "How often the weaker bot wins", "a coin flip (50%)")
             blocks.append(_block(f"{title} ({st.name}): how often the weaker bot wins", None, png, "",
                                  _table(ww, {"weaker ahead": ("weaker_ahead", "ci_low", "ci_high")})))
             r = ww.loc[ww["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
@@ -612,7 +616,7 @@ def luck_skill_sections(studies: list[B.StudyData], findings: list[str]) -> list
                          color="0.85", edgecolor="black", hatch="//")
             axes[1].set_xlabel(f"entropy of the deal's winner over seatings (bits, max {mx:.2f})")
             axes[1].set_ylabel("deals (%)")
-            fig.suptitle(f"{title}: does the deal or the bot decide? ({int(sp['seatings'].iloc[0])} seatings per deal)")
+            fig.suptitle(f"Does the deal or the bot decide? ({int(sp['seatings'].iloc[0])} seatings per deal)")
             blocks.append(_block(f"{title} ({st.name}): outcome spread per deal under rotated seatings", (
                 f"Each deal is played under every seating. Mean span {B.ci_text(span, pct=False, digits=3)} "
                 f"(1: the same bot wins every seating, skill decides; 0: every bot wins equally often, the seat "

@@ -166,14 +166,14 @@ def test_moon_balance_counters_agree(bots):
     contracts = sum(f[f"contracts_pos_{k}"] for k in range(3))
     made = sum(f[f"made_pos_{k}"] for k in range(3))
     for what, names in (("bid", BID_LEVEL_NAMES), ("trump", TRUMP_NAMES), ("widow", ("kept", "discarded"))):
-        assert (sum(f[f"contracts_{what}_{n}"] for n in names) == contracts).all(), what
-        assert (sum(f[f"made_{what}_{n}"] for n in names) == made).all(), what
-    assert (f["contracts_bid_21"] == sum(f[f"moon_attempts_{s}"] for s in range(3))).all()
-    assert (f["made_bid_21"] == sum(f[f"moons_made_{s}"] for s in range(3))).all()
+        assert (sum(f[f"{what}_{n}_contracts"] for n in names) == contracts).all(), what
+        assert (sum(f[f"{what}_{n}_made"] for n in names) == made).all(), what
+    assert (f["bid_21_contracts"] == sum(f[f"moon_attempts_{s}"] for s in range(3))).all()
+    assert (f["bid_21_made"] == sum(f[f"moons_made_{s}"] for s in range(3))).all()
     assert (contracts == f["hands_played"]).all()
-    assert f["contracts_widow_kept"].sum() > 0 and f["contracts_widow_discarded"].sum() > 0
+    assert f["widow_kept_contracts"].sum() > 0 and f["widow_discarded_contracts"].sum() > 0
     for n in names:
-        assert (f[f"made_widow_{n}"] <= f[f"contracts_widow_{n}"]).all()
+        assert (f[f"widow_{n}_made"] <= f[f"widow_{n}_contracts"]).all()
 
 
 @pytest.mark.parametrize("players, bots", [(2, "greedy"), (3, "random"), (5, "greedy")])
@@ -183,7 +183,7 @@ def test_stones_card_columns_match_the_seat_totals(players, bots):
 
     f = frame("shifting-stones", players, bots, games=120)
     points = np.array([c.points for c in sorted(load_deck(), key=lambda c: c.id)])
-    codes = f[[f"card_{c + 1}" for c in range(72)]].to_numpy()
+    codes = f[[f"card_{c + 1}_scored" for c in range(72)]].to_numpy()
     seat = np.where(codes >= 0, codes % 8, -1)
     rnd = np.where(codes >= 0, codes // 8, -1)
     for s in range(players):

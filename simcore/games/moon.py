@@ -672,11 +672,11 @@ COLUMNS = Columns(
     Column("made_pos", "_S is a bidding position k: of those, contracts made", per_seat=True,
            field="MADE_POS"),
     # balance counters, computed by summarize from the state's arrays of the same names
-    *[Column(f"{stem}_bid_{level}", f"contracts won with a bid of {level}{what}")
+    *[Column(f"bid_{level}_{stem}", f"contracts won with a bid of {level}{what}")
       for stem, what in (("contracts", ""), ("made", ", made")) for level in BID_LEVEL_NAMES],
-    *[Column(f"{stem}_trump_{name}", f"contracts played with trump {name}{what}")
+    *[Column(f"trump_{name}_{stem}", f"contracts played with trump {name}{what}")
       for stem, what in (("contracts", ""), ("made", ", made")) for name in TRUMP_NAMES],
-    *[Column(f"{stem}_widow_{use}", f"contracts whose bidder {use} the widow tile (kept: "
+    *[Column(f"widow_{use}_{stem}", f"contracts whose bidder {use} the widow tile (kept: "
              f"discarded another tile){what}")
       for stem, what in (("contracts", ""), ("made", ", made")) for use in ("discarded", "kept")],
     common=(
@@ -693,7 +693,7 @@ PLANS = COLUMNS.plans(PLAYERS)
 COL_WIN = COLUMNS.index("win", PLAYERS)
 COL_HANDS_PLAYED = COLUMNS.index("hands_played", PLAYERS)
 # the balance columns follow the state arrays CONTRACTS_BID … MADE_WIDOW slot for slot
-COL_BALANCE = COLUMNS.index("contracts_bid_1", PLAYERS)
+COL_BALANCE = COLUMNS.index("bid_1_contracts", PLAYERS)
 BALANCE_SLOTS = MADE_WIDOW + 2 - CONTRACTS_BID
 
 

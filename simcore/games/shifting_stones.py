@@ -846,7 +846,7 @@ COLUMNS = Columns(
     Column("skips", "skips the seat took", per_seat=True, field="SKIPS_TAKEN"),
     # one column per card (id = index + 1), read back into a per-card table by
     # reports.balance; computed by summarize from SCORED_BY and SCORED_ROUND
-    *[Column(f"card_{c + 1}", f"card {c + 1}: -1 if nobody scored it, else "
+    *[Column(f"card_{c + 1}_scored", f"card {c + 1}: -1 if nobody scored it, else "
              f"{CARD_CODE_SEATS} x the round it was scored in + the seat that scored it")
       for c in range(NUM_CARDS)],
     common=(
@@ -863,7 +863,7 @@ PLANS = COLUMNS.plans(MAX_PLAYERS)
 # row positions (after the runner's prefix) by player count; 0 where a count is impossible
 SCORE_COL, WIN_COL, BONUS_COL, CARD_COL = (
     np.array([COLUMNS.index(name, n) if n else 0 for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
-    for name in ("score", "win", "bonus", "card_1"))
+    for name in ("score", "win", "bonus", "card_1_scored"))
 
 
 def _max_decisions(players: int) -> int:
