@@ -157,7 +157,8 @@ def hist_plot(series: dict, xlabel, title):
     allv = np.concatenate([np.asarray(v, float) for v in series.values()]) if series else np.zeros(0)
     if len(allv):
         lo, hi = np.percentile(allv, [0.5, 99.5])
-        bins = np.linspace(lo, hi + 1, min(60, int(hi - lo) + 2))
+        step = max(1, int(math.ceil((hi - lo + 1) / 60)))  # whole turns per bin: no aliasing
+        bins = np.arange(math.floor(lo), hi + step + 1, step)
         for i, (name, v) in enumerate(series.items()):
             w = np.full(len(v), 1.0 / max(len(v), 1))
             ax.hist(v, bins=bins, weights=w, histtype="step", color=GREYS[i % 4] if i < 4 else "black",
