@@ -346,6 +346,9 @@ def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:
 
 
 # ---- Shifting Stones -------------------------------------------------------------------------
+VALUES = (1, 2, 3, 5)  # Shifting Stones card values
+
+
 def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
     from simcore.games.shifting_stones_deck import load_deck
 
@@ -363,6 +366,12 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         a["scored"] += scored.sum(axis=0)
         a["round"] += rnd.sum(axis=0)
         a["round2"] += (rnd ** 2).sum(axis=0)
+        # per game, the share of each value class scored: the class interval is over games
+        # (the cards of one game are not independent trials)
+        for v in VALUES:
+            share = scored[:, points == v].mean(axis=1)
+            a.setdefault(f"class{v}", np.zeros(2))
+            a[f"class{v}"] += (share.sum(), (share ** 2).sum())
     rows = []
     for n, a in sorted(acc.items()):
         g = int(a["games"][0])
@@ -384,8 +393,11 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         cls = []
         for (n, v), part in cards.groupby(["players", "points"]):
             g = int(part["games"].iloc[0])
-            k, tot = int(part["scored"].sum()), g * len(part)
-            r = wilson(k, tot)
+            k = int(part["scored"].sum())
+            s1, s2 = acc[n][f"class{v}"]
+            mean = s1 / g
+            h = Z95 * math.sqrt(max(s2 / g - mean ** 2, 0.0) / max(g - 1, 1)) if g > 1 else np.nan
+            r = (mean, mean - h, mean + h)
             cls.append({"players": n, "points": v, "cards_in_deck": len(part),
                         "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2],
                         "expected_points_per_card": v * r[0],
