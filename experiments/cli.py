@@ -464,6 +464,19 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
 
 
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="the HTML file to write (default: DIRECTORY/report.html)")
+def report(directory, out):
+    """One self-contained HTML balance report of every study written into DIRECTORY
+    (play --out, tournament, fpa, sweep): plots embedded, readable offline and printable."""
+    from reports.report import write_report
+
+    path = write_report(directory, out or os.path.join(directory, "report.html"))
+    click.echo(f"wrote {path}")
+
+
 def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 

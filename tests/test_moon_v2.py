@@ -55,6 +55,10 @@ def test_existing_columns_first_then_the_new_ones():
     assert extra[:len(old)] == old
     new = ["hands_played", "first_bidder"] + [f"{c}_{k}" for c in ("hand_points_pos", "contracts_pos",
                                                                    "made_pos") for k in range(3)]
+    # the balance report's counters, in the order of their state arrays
+    new += [f"{what}_{name}_{stem}" for what, names in (("bid", m.BID_LEVEL_NAMES), ("trump", m.TRUMP_NAMES),
+                                                         ("widow", ("discarded", "kept")))
+            for stem in ("contracts", "made") for name in names]
     assert extra[len(old):] == new
     documented = {name for name, _ in m.INFO.column_docs}
     for c in COLS:

@@ -669,12 +669,15 @@ def test_info_options_columns_and_action_names():
         "random_faces", "hand_size", "skip_draw", "end_trigger", "bonus_points", "bonus_if_no_ones",
         "skip_is_strike", "solo_strikes", "round_cap", "deck"]
     assert info.resolve_variant({})["deck"] == ""
-    # the v1 columns, then the ones added since (ones, reshuffles, trigger_seat)
-    assert info.result_columns(1)[-7:] == ["cards_0", "points_0", "bonus_0", "rounds", "strikes",
-                                           "ones_0", "reshuffles"]
+    # the v1 columns, then the ones added since (ones, reshuffles, trigger_seat; skips and the
+    # per-card record of the balance report)
+    cards = [f"card_{c}_scored" for c in range(1, 73)]
+    assert info.result_columns(1)[-80:] == ["cards_0", "points_0", "bonus_0", "rounds", "strikes",
+                                            "ones_0", "reshuffles", "skips_0"] + cards
     assert info.result_columns(2) == ["score_0", "score_1", "win_0", "win_1", "truncated", "turns",
                                       "cards_0", "cards_1", "points_0", "points_1", "bonus_0", "bonus_1",
-                                      "rounds", "ones_0", "ones_1", "reshuffles", "trigger_seat"]
+                                      "rounds", "ones_0", "ones_1", "reshuffles", "trigger_seat",
+                                      "skips_0", "skips_1"] + cards
     assert info.num_actions == g.NUM_ACTIONS == 167 and info.scratch_size >= info.num_actions
     assert g.action_name(g.SHIFT_BASE + 5) == "shift 3-4"
     assert g.action_name(g.FLIP_BASE + 8) == "flip 8"

@@ -73,7 +73,7 @@ def test_slots_keep_their_v1_numbers():
               TURN_SCORED=9, TRIGGER_SEAT=10, STRIKES=11, SCORED_TOTAL=12, DRAW_TOP=13, DRAW_END=14,
               DISCARD_LO=15, DISCARD_HI=16, DISCARD_N=17, GAME_LO=18, GAME_HI=19, NCARDS=20, RESHUFFLES=21,
               PENDING=22, HAND_LO=23, HAND_HI=28, HAND_N=33, SKIPPED=38, CARDS=43, POINTS=48, ONES=53,
-              DECK=58, SCORED_BY=130, SCORED_ROUND=202, STATE_SIZE=274)
+              DECK=58, SCORED_BY=130, SCORED_ROUND=202, SKIPS_TAKEN=274, STATE_SIZE=279)
     assert {k: getattr(g, k) for k in v1} == v1
     assert g.INFO.state_size(3) == g.STATE_SIZE
 

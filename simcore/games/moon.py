@@ -6,7 +6,7 @@ Tiles are numbered 0..21: tile 0 is 0-0, then 1-1, 2-1, 2-2, 3-1, 3-2, 3-3, … 
 first, every a-b with 1 <= b <= a <= 6).  Sets of tiles are 22-bit masks.  Trump codes:
 0..6 a number, 7 doubles, 8 no-trump.  Led-suit codes: 0..6 a plain suit, 7 trumps.
 
-State (one int64 vector, STATE_SIZE = 88 slots; ``LAYOUT`` below, this table is its
+State (one int64 vector, STATE_SIZE = 126 slots; ``LAYOUT`` below, this table is its
 ``LAYOUT.table()``)::
 
     HAND               [0:3]       tiles in each seat's hand (mask)
@@ -48,6 +48,12 @@ State (one int64 vector, STATE_SIZE = 88 slots; ``LAYOUT`` below, this table is 
     CONTRACTS_POS      [60:63]     contracts won by the bidder at position k
     MADE_POS           [63:66]     of those, contracts made
     DECK               [66:88]     this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]
+    CONTRACTS_BID      [88:96]     contracts won at each bid level: 1..7, then 21
+    MADE_BID           [96:104]    of those, contracts made
+    CONTRACTS_TRUMP    [104:113]   contracts played under each trump: 0..6, doubles, no-trump
+    MADE_TRUMP         [113:122]   of those, contracts made
+    CONTRACTS_WIDOW    [122:124]   contracts by the bidder's use of the widow: 0 discarded it, 1 kept it
+    MADE_WIDOW         [124:126]   of those, contracts made
 
 Observation (``observation``: OBS_SIZE = 263 float64, ``OBS_LAYOUT``).  r is a seat relative
 to the observer (0 itself, 1 the next to play after it, 2 the one after); blocks "by r"
@@ -101,6 +107,7 @@ TRICKS_PER_HAND = 7
 ALL_TILES = (1 << NUM_TILES) - 1
 MOON_BID = 21
 MAX_BID = 7
+NUM_BID_LEVELS = MAX_BID + 1  # 1..7 and 21 (the moon)
 
 TRUMP_DOUBLES = 7
 TRUMP_NONE = 8
@@ -165,6 +172,13 @@ LAYOUT = Layout(
     Field("CONTRACTS_POS", 3, "contracts won by the bidder at position k"),
     Field("MADE_POS", 3, "of those, contracts made"),
     Field("DECK", NUM_TILES, "this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]"),
+    # balance counters over the game's played hands (the reports' make rates)
+    Field("CONTRACTS_BID", NUM_BID_LEVELS, "contracts won at each bid level: 1..7, then 21"),
+    Field("MADE_BID", NUM_BID_LEVELS, "of those, contracts made"),
+    Field("CONTRACTS_TRUMP", NUM_TRUMPS, "contracts played under each trump: 0..6, doubles, no-trump"),
+    Field("MADE_TRUMP", NUM_TRUMPS, "of those, contracts made"),
+    Field("CONTRACTS_WIDOW", 2, "contracts by the bidder's use of the widow: 0 discarded it, 1 kept it"),
+    Field("MADE_WIDOW", 2, "of those, contracts made"),
 )
 LAYOUT.export(globals())
 NOT_SAID = -1
@@ -448,7 +462,15 @@ def _score_hand(state, params):
         state[HAND_POINTS_POS + _position(s, first)] += state[HAND_POINTS + s]
     kb = _position(b, first)
     state[CONTRACTS_POS + kb] += 1
+    level = MAX_BID if bid == MOON_BID else bid - 1
+    kept = 0 if state[DISCARDED] == state[WIDOW] else 1
+    state[CONTRACTS_BID + level] += 1
+    state[CONTRACTS_TRUMP + state[TRUMP]] += 1
+    state[CONTRACTS_WIDOW + kept] += 1
     if made:
+        state[MADE_BID + level] += 1
+        state[MADE_TRUMP + state[TRUMP]] += 1
+        state[MADE_WIDOW + kept] += 1
         state[MADE_POS + kb] += 1
         state[BIDS_MADE + b] += 1
     else:
@@ -625,6 +647,8 @@ def _random_tricks(state, params, rng):
 
 
 # ---- result columns (declared once; summarize copies the state-backed ones) ----------------
+BID_LEVEL_NAMES = tuple(str(b) for b in range(1, MAX_BID + 1)) + (str(MOON_BID),)
+TRUMP_NAMES = tuple(str(k) for k in range(TRUMP_DOUBLES)) + ("doubles", "none")
 EXTRA_STATS = ("bids_made", "bids_failed", "moon_attempts", "moons_made")
 STAT_SLOTS = (BIDS_MADE, BIDS_FAILED, MOON_TRIES, MOONS_MADE)
 
@@ -647,6 +671,14 @@ COLUMNS = Columns(
            per_seat=True, field="CONTRACTS_POS"),
     Column("made_pos", "_S is a bidding position k: of those, contracts made", per_seat=True,
            field="MADE_POS"),
+    # balance counters, computed by summarize from the state's arrays of the same names
+    *[Column(f"bid_{level}_{stem}", f"contracts won with a bid of {level}{what}")
+      for stem, what in (("contracts", ""), ("made", ", made")) for level in BID_LEVEL_NAMES],
+    *[Column(f"trump_{name}_{stem}", f"contracts played with trump {name}{what}")
+      for stem, what in (("contracts", ""), ("made", ", made")) for name in TRUMP_NAMES],
+    *[Column(f"widow_{use}_{stem}", f"contracts whose bidder {use} the widow tile (kept: "
+             f"discarded another tile){what}")
+      for stem, what in (("contracts", ""), ("made", ", made")) for use in ("discarded", "kept")],
     common=(
         Column("score", "final total of the seat's hand points", per_seat=True, field="SCORE"),
         Column("win", "1 for the game's winner (a single winner); all 0 when truncated",
@@ -660,6 +692,9 @@ COLUMNS = Columns(
 PLANS = COLUMNS.plans(PLAYERS)
 COL_WIN = COLUMNS.index("win", PLAYERS)
 COL_HANDS_PLAYED = COLUMNS.index("hands_played", PLAYERS)
+# the balance columns follow the state arrays CONTRACTS_BID … MADE_WIDOW slot for slot
+COL_BALANCE = COLUMNS.index("bid_1_contracts", PLAYERS)
+BALANCE_SLOTS = MADE_WIDOW + 2 - CONTRACTS_BID
 
 
 @njit(cache=True)
@@ -668,6 +703,8 @@ def summarize(state, params, players, row):
     for s in range(PLAYERS):
         row[COL_WIN + s] = 1 if state[WINNER] == s else 0
     row[COL_HANDS_PLAYED] = state[HAND_NO] - state[REDEALS]
+    for k in range(BALANCE_SLOTS):
+        row[COL_BALANCE + k] = state[CONTRACTS_BID + k]
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ because the deck is a runtime input (``--variant deck=PATH``):
             PL_BITLO[648] PL_BITHI[648]   the bit of placement i's card in the LO/HI word
             BY_VALUE[72]  card indices by point value: 28 ones, 26 twos, 13 threes, 5 fives
 
-State (one int64 vector, STATE_SIZE = 274 slots; seat regions are sized for 5 seats;
+State (one int64 vector, STATE_SIZE = 279 slots; seat regions are sized for 5 seats;
 this table is ``LAYOUT.table()``)::
 
     RNG           [0]         chance stream (simcore.rng)
@@ -57,6 +57,7 @@ this table is ``LAYOUT.table()``)::
     DECK          [58:130]    the shuffled deck (seat s dealt DECK[s*h:(s+1)*h]); after a reshuffle the pile
     SCORED_BY     [130:202]   seat that scored each card; -1
     SCORED_ROUND  [202:274]   round each card was scored in; -1
+    SKIPS_TAKEN   [274:279]   skips each seat took
 
 Actions (NUM_ACTIONS = 167; c = card index 0..71).  A shift or a flip takes two decisions:
 first the card to discard, then the move it pays for::
@@ -181,6 +182,7 @@ LAYOUT = Layout(
     Field("DECK", NUM_CARDS, "the shuffled deck (seat s dealt DECK[s*h:(s+1)*h]); after a reshuffle the pile"),
     Field("SCORED_BY", NUM_CARDS, "seat that scored each card; -1"),
     Field("SCORED_ROUND", NUM_CARDS, "round each card was scored in; -1"),
+    Field("SKIPS_TAKEN", MAX_PLAYERS, "skips each seat took"),
 )
 LAYOUT.export(globals())
 
@@ -563,6 +565,7 @@ def apply(state, params, action):
     solo = state[PLAYERS] == 1
     if action == SKIP:
         state[SKIPPED + s] = 1
+        state[SKIPS_TAKEN + s] += 1
         if solo and params[OPT_SKIP_IS_STRIKE] != 0:
             state[STRIKES] += 1
         _draw(state, s, params[OPT_SKIP_DRAW])
@@ -619,6 +622,9 @@ def summarize(state, params, players, row):
             win = 1 if row[SCORE_COL[n] + s] == top else 0
         row[WIN_COL[n] + s] = win
         row[BONUS_COL[n] + s] = (bonus >> s) & 1
+    for c in range(NUM_CARDS):
+        by = state[SCORED_BY + c]
+        row[CARD_COL[n] + c] = -1 if by < 0 else state[SCORED_ROUND + c] * CARD_CODE_SEATS + by
 
 
 @njit(cache=True)
@@ -811,6 +817,7 @@ def observation(view, params, seat, out):
 
 
 # ---- declaration -------------------------------------------------------------------------------------
+CARD_CODE_SEATS = 8  # a card column holds round * 8 + seat (seats < 5)
 # the common columns, with the two this game copies straight from the state
 _COMMON = {c.name: c for c in COMMON_COLUMNS}
 COLUMNS = Columns(
@@ -827,6 +834,12 @@ COLUMNS = Columns(
     Column("reshuffles", "times the discard pile was shuffled into a new draw pile", field="RESHUFFLES"),
     Column("trigger_seat", "seat whose score reached the end trigger first (-1: nobody, i.e. truncated)",
            field="TRIGGER_SEAT"),
+    Column("skips", "skips the seat took", per_seat=True, field="SKIPS_TAKEN"),
+    # one column per card (id = index + 1), read back into a per-card table by
+    # reports.balance; computed by summarize from SCORED_BY and SCORED_ROUND
+    *[Column(f"card_{c + 1}_scored", f"card {c + 1}: -1 if nobody scored it, else "
+             f"{CARD_CODE_SEATS} x the round it was scored in + the seat that scored it")
+      for c in range(NUM_CARDS)],
     common=(
         Column("score", "final score: points of the scored cards plus the bonus (solo: the points)",
                per_seat=True),
@@ -839,9 +852,9 @@ COLUMNS = Columns(
 )
 PLANS = COLUMNS.plans(MAX_PLAYERS)
 # row positions (after the runner's prefix) by player count; 0 where a count is impossible
-SCORE_COL, WIN_COL, BONUS_COL = (
+SCORE_COL, WIN_COL, BONUS_COL, CARD_COL = (
     np.array([COLUMNS.index(name, n) if n else 0 for n in range(MAX_PLAYERS + 1)], dtype=np.int64)
-    for name in ("score", "win", "bonus"))
+    for name in ("score", "win", "bonus", "card_1_scored"))
 
 
 def _max_decisions(players: int) -> int:

@@ -1,0 +1,471 @@
+"""Balance statistics of a study's results, computed from its Parquet chunks one file at a
+time (a 100,000-game Shifting Stones chunk carries 72 card columns): seat advantage, win
+rates per bot, score and length distributions, truncation, the per-game sections and the
+luck-and-skill measures.  Every rate comes with a 95% interval (reports.stats); each
+function returns plain tables (pandas) that reports.report lays out.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reports import stats
+
+Z95 = 1.959963984540054
+
+
+def mean_ci(x) -> tuple[float, float, float]:
+    """Mean with a normal 95% interval (the samples here are thousands of games)."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return (np.nan, np.nan, np.nan)
+    m = float(x.mean())
+    if len(x) < 2:
+        return (m, np.nan, np.nan)
+    h = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return (m, m - h, m + h)
+
+
+def ratio_ci(num, den) -> tuple[float, float, float]:
+    """sum(num) / sum(den) over games, with the linearised (delta-method) 95% interval
+    that treats the game as the unit: hands or cards within a game are not independent."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    total = den.sum()
+    if total <= 0:
+        return (np.nan, np.nan, np.nan)
+    r = num.sum() / total
+    if len(num) < 2:
+        return (r, np.nan, np.nan)
+    resid = num - r * den
+    se = math.sqrt(len(num) / (len(num) - 1) * float((resid ** 2).sum())) / total
+    return (r, r - Z95 * se, r + Z95 * se)
+
+
+def wilson(k, n) -> tuple[float, float, float]:
+    k, n = int(k), int(n)
+    lo, hi = stats.wilson_interval(k, n)
+    return (k / n if n else np.nan, lo, hi)
+
+
+def diff_ci(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float, float]:
+    """Difference of two independent proportions k/n (Newcombe's hybrid score interval
+    from the two Wilson intervals)."""
+    pa, la, ha = wilson(*a)
+    pb, lb, hb = wilson(*b)
+    d = pa - pb
+    lo = d - math.sqrt((pa - la) ** 2 + (hb - pb) ** 2)
+    hi = d + math.sqrt((ha - pa) ** 2 + (pb - lb) ** 2)
+    return (d, lo, hi)
+
+
+def ci_text(v: tuple[float, float, float], pct: bool = True, digits: int | None = None) -> str:
+    m, lo, hi = v
+    digits = (1 if pct else 2) if digits is None else digits
+    if m != m:
+        return "n/a"
+    f = 100.0 if pct else 1.0
+    unit = "%" if pct else ""
+    if lo != lo:
+        return f"{m * f:.{digits}f}{unit}"
+    return f"{m * f:.{digits}f}{unit} [{lo * f:.{digits}f}, {hi * f:.{digits}f}]"
+
+
+def ci_pp(v: tuple[float, float, float]) -> str:
+    """A difference of two proportions in percentage points."""
+    m, lo, hi = v
+    if m != m:
+        return "n/a"
+    return f"{m * 100:+.1f} percentage points [{lo * 100:+.1f}, {hi * 100:+.1f}]"
+
+
+# ---- reading a study ------------------------------------------------------------------------
+@dataclass
+class StudyData:
+    """One study on disk: its record (study.json, or the store's manifest for `play
+    --out`), its runs and the columns every section needs (the wide per-card columns
+    are read separately, file by file)."""
+    name: str
+    path: Path            # the directory holding study.json, or the store itself
+    store: Path           # the Parquet dataset
+    record: dict
+    runs: list[dict]
+    frame: pd.DataFrame   # one row per game: configuration, seats, length, game columns
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return self.record.get("kind", "play")
+
+    @property
+    def game(self) -> str:
+        return self.runs[0]["game"]
+
+    def decided(self) -> pd.DataFrame:
+        return self.frame[~self.frame["truncated"].astype(bool)]
+
+
+WIDE_PREFIXES = ("card_",)
+
+
+def load_study(name: str, path: Path, store: Path, record: dict, manifest: dict) -> StudyData:
+    import pyarrow.parquet as pq
+
+    from experiments.store import ResultsError
+
+    runs = manifest["study"]["runs"]
+    files = sorted(store.glob("part-*.parquet"))
+    if not files:
+        raise ResultsError(f"{store} holds no result chunks")
+    parts = []
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+            cols = [c for c in schema.names if not c.startswith(WIDE_PREFIXES)]
+            parts.append(pq.read_table(f, columns=cols).to_pandas())
+        except Exception as exc:  # pyarrow raises several types for damaged files
+            raise ResultsError(f"corrupt results file {f} ({type(exc).__name__})") from None
+    frame = pd.concat(parts, ignore_index=True).sort_values(["run", "index"], kind="stable")
+    frame = frame.reset_index(drop=True)
+    frame["setting"] = setting_labels(record, runs, frame["run"].to_numpy())
+    return StudyData(name, path, store, record, runs, frame, files)
+
+
+def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
+    """A sweep's rule setting of each row (``name=value, …`` of the varied options, the
+    baseline marked); empty for other studies, whose runs share their rules."""
+    vary = record.get("vary") if record.get("kind") == "sweep" else None
+    if not vary:
+        return np.full(len(run), "", dtype=object)
+    labels = []
+    for r, cfg in enumerate(runs):
+        text = ", ".join(f"{k}={str(cfg['variant'].get(k)).lower()}" for k in vary)
+        labels.append(text + (" (baseline)" if r == record.get("baseline_run", 0) else ""))
+    return np.asarray(labels, dtype=object)[run]
+
+
+def read_wide(study: StudyData, prefix: str):
+    """(run, players, truncated, columns, frame) per chunk file, for the columns starting
+    with ``prefix``."""
+    import pyarrow.parquet as pq
+
+    from experiments.store import ResultsError
+
+    for f in study.files:
+        try:
+            schema = pq.read_schema(f)
+            cols = [c for c in schema.names if c.startswith(prefix)]
+            if not cols:
+                continue
+            t = pq.read_table(f, columns=["run", "players", "truncated"] + cols).to_pandas()
+        except Exception as exc:
+            raise ResultsError(f"corrupt results file {f} ({type(exc).__name__})") from None
+        if not len(t):
+            continue
+        yield int(t["run"].iloc[0]), int(t["players"].iloc[0]), t["truncated"].to_numpy(bool), cols, t[cols]
+
+
+def seat_cols(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}_{s}" for s in range(n)]
+
+
+def by_players(study: StudyData):
+    """(players, frame of those runs) in ascending player count (a sweep: per setting too,
+    its rows carrying their ``setting``)."""
+    for (n, _setting), part in study.frame.groupby(["players", "setting"], sort=False):
+        yield int(n), part
+
+
+def setting_of(part: pd.DataFrame) -> dict:
+    s = part["setting"].iloc[0] if len(part) else ""
+    return {"setting": s} if s else {}
+
+
+def win_share(part: pd.DataFrame, n: int) -> np.ndarray:
+    w = part[seat_cols("win", n)].to_numpy(np.float64)
+    tot = w.sum(axis=1, keepdims=True)
+    return np.divide(w, tot, out=np.zeros_like(w), where=tot > 0)
+
+
+def position_seats(part: pd.DataFrame, n: int, first_col: str | None) -> np.ndarray:
+    k = np.arange(n)
+    if first_col is None or first_col not in part:
+        return np.broadcast_to(k, (len(part), n))
+    first = part[first_col].to_numpy(np.int64)
+    return (first[:, None] + k[None, :]) % n
+
+
+# ---- every report --------------------------------------------------------------------------
+def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
+    """Win share by position (shared wins split) against 1/n, per player count, over the
+    decided games of every run (a tournament's seatings put each bot in each seat)."""
+    rows = []
+    for n, part in by_players(study):
+        part = part[~part["truncated"].astype(bool)]
+        if n < 2 or not len(part):
+            continue
+        share = np.take_along_axis(win_share(part, n), position_seats(part, n, first_col), axis=1)
+        for k in range(n):
+            m, lo, hi = mean_ci(share[:, k])
+            rows.append({"players": n, **setting_of(part), "position": k, "games": len(part), "win_share": m,
+                         "ci_low": lo, "ci_high": hi, "fair": 1.0 / n, "advantage": m - 1.0 / n,
+                         "adv_low": lo - 1.0 / n, "adv_high": hi - 1.0 / n})
+    return pd.DataFrame(rows)
+
+
+def bot_win_rates(study: StudyData) -> pd.DataFrame:
+    """Win share per bot and player count (over its seats and seatings), with a 95%
+    interval over games."""
+    rows = []
+    for n, part in by_players(study):
+        part = part[~part["truncated"].astype(bool)]
+        if n < 2 or not len(part):
+            continue
+        share = win_share(part, n)
+        bots = part[seat_cols("bot", n)].to_numpy().astype(str)
+        for b in sorted(set(bots.ravel())):
+            mask = bots == b
+            per_game = (share * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)
+            sat = mask.any(axis=1)
+            m, lo, hi = mean_ci(per_game[sat])
+            rows.append({"players": n, **setting_of(part), "bot": b, "games": int(sat.sum()), "win_share_per_seat": m,
+                         "ci_low": lo, "ci_high": hi, "fair": 1.0 / n})
+    return pd.DataFrame(rows)
+
+
+def lengths(study: StudyData) -> pd.DataFrame:
+    rows = []
+    for n, part in by_players(study):
+        trunc = part["truncated"].astype(bool).to_numpy()
+        d = part[~trunc]
+        t = wilson(trunc.sum(), len(part))
+        m = mean_ci(d["turns"])
+        rows.append({"players": n, **setting_of(part), "games": len(part), "decided": len(d), "mean_turns": m[0],
+                     "turns_low": m[1], "turns_high": m[2],
+                     "median_turns": float(d["turns"].median()) if len(d) else np.nan,
+                     "truncated": int(trunc.sum()), "truncated_share": t[0], "trunc_low": t[1],
+                     "trunc_high": t[2]})
+    return pd.DataFrame(rows)
+
+
+# ---- luck and skill ------------------------------------------------------------------------
+def deal_spread(study: StudyData) -> pd.DataFrame | None:
+    """Per deal of a tournament (the same deal under every seating): each bot's share of
+    the seatings it won, the span (best minus worst bot) and the entropy (bits) of which
+    bot won.  Entropy near log2(bots) with a span near 0: the seat dealt, not the bot,
+    decides the deal; entropy 0 and span 1: the same bot wins whatever the seating."""
+    if study.kind != "tournament" or study.frame["run"].nunique() < 2:
+        return None
+    d = study.decided()
+    n = int(d["players"].iloc[0])
+    share = win_share(d, n)
+    bots = d[seat_cols("bot", n)].to_numpy().astype(str)
+    names = sorted(set(bots.ravel()))
+    per = {}
+    for b in names:
+        per[b] = (share * (bots == b)).sum(axis=1)
+    wins = pd.DataFrame({"deal": d["index"].to_numpy(), **per})
+    g = wins.groupby("deal")
+    seatings = g.size()
+    won = g[names].sum().div(seatings, axis=0)
+    full = seatings == seatings.max()  # deals truncated in some seating are left out
+    won = won[full]
+    p = won.to_numpy()
+    span = p.max(axis=1) - p.min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = -np.nansum(np.where(p > 0, p * np.log2(p), 0.0), axis=1)
+    return pd.DataFrame({"deal": won.index, "span": span, "entropy": ent,
+                         "max_entropy": math.log2(len(names)), "seatings": int(seatings.max())})
+
+
+def weaker_wins(study: StudyData) -> pd.DataFrame | None:
+    """For each pair of bots of a tournament: how often the weaker (lower overall win
+    share) finished ahead of the stronger in the games both played (ties half)."""
+    if study.kind != "tournament":
+        return None
+    f = study.path / "pairwise.csv"
+    if not f.exists():
+        return None
+    pw = pd.read_csv(f)
+    rows = []
+    for r in pw.itertuples():
+        a_weaker = r.win_rate_a < 0.5
+        weak, strong = (r.bot_a, r.bot_b) if a_weaker else (r.bot_b, r.bot_a)
+        rate = r.win_rate_a if a_weaker else 1 - r.win_rate_a
+        lo, hi = (r.ci_low, r.ci_high) if a_weaker else (1 - r.ci_high, 1 - r.ci_low)
+        rows.append({"weaker": weak, "stronger": strong, "games": r.games, "weaker_ahead": rate,
+                     "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows)
+
+
+# ---- Moon ------------------------------------------------------------------------------------
+def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    from simcore.games.moon import BID_LEVEL_NAMES, TRUMP_NAMES
+
+    f = study.frame
+    out = {}
+    if "bid_1_contracts" in f:
+        out["by_bid"] = _make_rates(f, "bid", BID_LEVEL_NAMES, "bid")
+        out["by_trump"] = _make_rates(f, "trump", TRUMP_NAMES, "trump")
+        out["widow"] = _make_rates(f, "widow", ("kept", "discarded"), "widow")
+    hands = f["hands_played"].to_numpy(np.float64)
+    tries = f[seat_cols("moon_attempts", 3)].to_numpy(np.int64).sum(axis=1)
+    made = f[seat_cols("moons_made", 3)].to_numpy(np.int64).sum(axis=1)
+    per100 = ratio_ci(tries * 100.0, hands)
+    succ = wilson(made.sum(), tries.sum())
+    out["moon"] = pd.DataFrame([{"hands": int(hands.sum()), "attempts": int(tries.sum()), "made": int(made.sum()),
+                                 "attempts_per_100_hands": per100[0], "per100_low": per100[1],
+                                 "per100_high": per100[2], "success_rate": succ[0], "ci_low": succ[1],
+                                 "ci_high": succ[2]}])
+    rows = []
+    for k in range(3):
+        pts = ratio_ci(f[f"hand_points_pos_{k}"], hands)
+        mk = wilson(f[f"made_pos_{k}"].sum(), f[f"contracts_pos_{k}"].sum())
+        rows.append({"position": k, "points_per_hand": pts[0], "pts_low": pts[1], "pts_high": pts[2],
+                     "contracts": int(f[f"contracts_pos_{k}"].sum()),
+                     "contract_share": float(f[f"contracts_pos_{k}"].sum() / max(hands.sum(), 1)),
+                     "make_rate": mk[0], "ci_low": mk[1], "ci_high": mk[2]})
+    out["positions"] = pd.DataFrame(rows)
+    return out
+
+
+def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:
+    rows = []
+    total = sum(int(f[f"{what}_{n}_contracts"].sum()) for n in names)
+    for n in names:
+        c, m = int(f[f"{what}_{n}_contracts"].sum()), int(f[f"{what}_{n}_made"].sum())
+        r = wilson(m, c)
+        rows.append({label: n, "contracts": c, "share_of_contracts": c / total if total else np.nan,
+                     "made": m, "make_rate": r[0], "ci_low": r[1], "ci_high": r[2]})
+    return pd.DataFrame(rows)
+
+
+# ---- Shifting Stones -------------------------------------------------------------------------
+VALUES = (1, 2, 3, 5)  # Shifting Stones card values
+
+
+def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    from simcore.games.shifting_stones_deck import load_deck
+
+    deck = load_deck()
+    points = np.array([c.points for c in sorted(deck, key=lambda c: c.id)], np.int64)
+    # per player count: games, and per card: games scored, sum of rounds, sum of round^2
+    acc: dict[int, dict[str, np.ndarray]] = {}
+    for _run, n, trunc, cols, t in read_wide(study, "card_"):
+        m = t[[f"card_{c + 1}_scored" for c in range(72)]].to_numpy(np.int64)[~trunc]
+        a = acc.setdefault(n, {"games": np.zeros(1), "scored": np.zeros(72), "round": np.zeros(72),
+                               "round2": np.zeros(72)})
+        scored = m >= 0
+        rnd = np.where(scored, m // 8, 0).astype(np.float64)
+        a["games"] += len(m)
+        a["scored"] += scored.sum(axis=0)
+        a["round"] += rnd.sum(axis=0)
+        a["round2"] += (rnd ** 2).sum(axis=0)
+        # per game, the share of each value class scored: the class interval is over games
+        # (the cards of one game are not independent trials)
+        for v in VALUES:
+            share = scored[:, points == v].mean(axis=1)
+            a.setdefault(f"class{v}", np.zeros(2))
+            a[f"class{v}"] += (share.sum(), (share ** 2).sum())
+    rows = []
+    for n, a in sorted(acc.items()):
+        g = int(a["games"][0])
+        for c in range(72):
+            k = int(a["scored"][c])
+            r = wilson(k, g)
+            mr = a["round"][c] / k if k else np.nan
+            sd = math.sqrt(max(a["round2"][c] / k - mr ** 2, 0.0)) if k > 1 else np.nan
+            h = Z95 * sd / math.sqrt(k) if k > 1 else np.nan
+            rows.append({"players": n, "card": c + 1, "points": int(points[c]), "games": g, "scored": k,
+                         "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2], "mean_round": mr,
+                         "round_low": mr - h, "round_high": mr + h,
+                         "expected_points": points[c] * r[0], "ep_low": points[c] * r[1],
+                         "ep_high": points[c] * r[2]})
+    cards = pd.DataFrame(rows)
+    out: dict[str, pd.DataFrame] = {}
+    if len(cards):
+        out["cards"] = cards
+        cls = []
+        for (n, v), part in cards.groupby(["players", "points"]):
+            g = int(part["games"].iloc[0])
+            k = int(part["scored"].sum())
+            s1, s2 = acc[n][f"class{v}"]
+            mean = s1 / g
+            h = Z95 * math.sqrt(max(s2 / g - mean ** 2, 0.0) / max(g - 1, 1)) if g > 1 else np.nan
+            r = (mean, mean - h, mean + h)
+            cls.append({"players": n, "points": v, "cards_in_deck": len(part),
+                        "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2],
+                        "expected_points_per_card": v * r[0],
+                        "points_per_game": v * k / g,
+                        "mean_round": float((part["mean_round"] * part["scored"]).sum() / max(k, 1))})
+        out["classes"] = pd.DataFrame(cls)
+    rows = []
+    for n, part in by_players(study):
+        if n < 2:
+            continue
+        d = part[~part["truncated"].astype(bool)]
+        if not len(d):
+            continue
+        pts = d[seat_cols("points", n)].to_numpy(np.int64)
+        score = d[seat_cols("score", n)].to_numpy(np.int64)
+        by_points = pts == pts.max(axis=1, keepdims=True)
+        by_score = score == score.max(axis=1, keepdims=True)
+        changed = (by_points != by_score).any(axis=1)
+        bonus_any = d[seat_cols("bonus", n)].to_numpy(np.int64).sum(axis=1) > 0
+        r = wilson(changed.sum(), len(d))
+        row = {"players": n, "games": len(d), "bonus_awarded": float(bonus_any.mean()),
+               "winner_changed": int(changed.sum()), "changed_rate": r[0], "ci_low": r[1], "ci_high": r[2]}
+        if "skips_0" in d:
+            sk = d[seat_cols("skips", n)].to_numpy(np.float64)
+            m = mean_ci(sk.mean(axis=1))
+            anyk = wilson((sk.sum(axis=1) > 0).sum(), len(d))
+            row.update({"skips_per_seat": m[0], "skips_low": m[1], "skips_high": m[2],
+                        "games_with_skip": anyk[0], "gws_low": anyk[1], "gws_high": anyk[2]})
+        rows.append(row)
+    out["bonus"] = pd.DataFrame(rows)
+    return out
+
+
+# ---- Sequence Stacks -------------------------------------------------------------------------
+STACKS_ACTIONS = ("skip", "reverse", "steal_card", "steal_chip", "blocks")
+
+
+def stacks_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    chips, blocked, actions, length = [], [], [], []
+    for n, part in by_players(study):
+        d = part[~part["truncated"].astype(bool)]
+        if not len(d):
+            continue
+        red = d[seat_cols("red", n)].to_numpy(np.float64)
+        blue = d[seat_cols("blue", n)].to_numpy(np.float64)
+        win = d[seat_cols("win", n)].to_numpy(np.int64) > 0
+        for colour, m in (("red", red), ("blue", blue)):
+            all_ = mean_ci(m.mean(axis=1))
+            w = mean_ci((m * win).sum(axis=1) / np.maximum(win.sum(axis=1), 1))
+            chips.append({"players": n, "colour": colour, "chips_per_seat": all_[0], "ci_low": all_[1],
+                          "ci_high": all_[2], "winner_chips": w[0], "w_low": w[1], "w_high": w[2]})
+        comp = d[seat_cols("completed", n)].to_numpy(np.float64).sum(axis=1)
+        blk = d[seat_cols("blocked", n)].to_numpy(np.float64).sum(axis=1)
+        r = ratio_ci(blk, comp)
+        pc = mean_ci(comp)
+        blocked.append({"players": n, "completions_per_game": pc[0], "comp_low": pc[1], "comp_high": pc[2],
+                        "blocked_share": r[0], "ci_low": r[1], "ci_high": r[2]})
+        for a in STACKS_ACTIONS:
+            used = d[seat_cols(a, n)].to_numpy(np.int64) > 0
+            u = (int((win & used).sum()), int(used.sum()))
+            nu = (int((win & ~used).sum()), int((~used).sum()))
+            ru, rn, dd = wilson(*u), wilson(*nu), diff_ci(u, nu)
+            actions.append({"players": n, "card": a, "seat_games_used": u[1], "use_rate": u[1] / used.size,
+                            "win_users": ru[0], "users_low": ru[1], "users_high": ru[2],
+                            "win_nonusers": rn[0], "non_low": rn[1], "non_high": rn[2],
+                            "difference": dd[0], "diff_low": dd[1], "diff_high": dd[2]})
+        t = mean_ci(d["turns"])
+        length.append({"players": n, "games": len(d), "mean_turns": t[0], "ci_low": t[1], "ci_high": t[2],
+                       "turns_per_player": t[0] / n, "median_turns": float(d["turns"].median())})
+    return {"chips": pd.DataFrame(chips), "blocked": pd.DataFrame(blocked),
+            "actions": pd.DataFrame(actions), "length": pd.DataFrame(length)}
