@@ -58,6 +58,13 @@ best bound first, analysing again only the placements those moves can change
 too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
 the 21 first moves (and pairs) one by one.
 
+Measured as not worth it (so not done): making ``_row``'s re-analysis branch-free
+(analysing every placement of a changed card: about 20% slower), and skipping the quick
+look after a first move whose plan had no paying second move (it provably fails then,
+but that happens in about 1.5% of decisions).  Where the time goes (2 players, per
+first decision of a turn, which is most of the bot's cost): the list with its rows
+about 40%, the first moves tried (about 5 of 9 rows, ~100 ns each) the rest.
+
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
 the lowest index), so it is deterministic for a seed whatever the seat's RNG stream.
@@ -460,6 +467,8 @@ def _new_rows(s, grid, cells, wrong, value):
         return new
     nw = popcount(wrong)
     new = np.int64(0)
+    if nw > 4:  # a move fixes at most two cells, and one move must be left for the rest
+        return new
     ww = wrong
     while ww:
         x = trailing_zeros(ww)
@@ -485,7 +494,8 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     cards it completes.  With ``with_new``, also for each placement the first moves
     after which it may gain completions (or match), ``_new_rows``, and those after which
     it may lose some: if it has some, the moves that touch its cells or, when one cell
-    is wrong, that cell's neighbours, and move a face of a kind its cells want.  Every
+    is wrong, the neighbours its swap completions use, and move a face of a kind its
+    cells want.  Every
     other placement keeps its completions.
     With ``reuse``, the list was just built for the same grid and hand (without the
     rows): the completions are read back instead of worked out again.
@@ -631,7 +641,10 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
               | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
               | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
         if wrong & (wrong - 1) == 0:
-            cells |= NEIGH9[trailing_zeros(wrong | 512)]
+            # one wrong cell x: a swap completion is lost only if its neighbour moves
+            x = trailing_zeros(wrong | 512)
+            for k in range(4):
+                cells |= ((comp >> NB_PAIR[x, k]) & 1) << NB[x, k]
         lose = MOVES_TOUCHING[cells] & km
     return new, lose
 
@@ -640,6 +653,18 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
 def _root_acc(s, m):
     """(points << 5) + count of the cards move m completes from the search's grid."""
     return s[R0 + m]
+
+
+@kernel(inline="always")
+def _most_points(s):
+    """The most points one move completes from the search's grid (only the moves in U0
+    complete anything)."""
+    r = np.int64(0)
+    t = s[U0] & ALL_MOVES
+    while t:
+        r = max(r, _root_acc(s, trailing_zeros(t)) >> 5)
+        t &= t - 1
+    return r
 
 
 @kernel(inline="always")
@@ -717,16 +742,19 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     (NO_VALUE, -1) if none.  A move is worth at most pts1 - cost + max(0, R + G - cv): the
     points it completes at once, R the most one move completes from ``grid``, G the points
     of the cards that may gain completions after it (the others keep theirs or lose
-    some).  The move with the highest bound is tried first, then the others in order;
+    some; a card the move completes is not counted in G, as it is scored at once).
+    The move with the highest bound is tried first, then the others in order;
     a move whose bound falls short of the best found cannot win and is not tried.
     The best move's changed cards and second move are left in scratch for the payer."""
-    r = np.int64(0)
-    for m in range(MOVES):
-        r = max(r, _root_acc(s, m) >> 5)
-        s[GAIN + m] = 0
+    r = _most_points(s)
+    t = rows
+    while t:
+        s[GAIN + trailing_zeros(t)] = 0
+        t &= t - 1
     for k in range(slots):
         p = (s[BASE + CARD_W * k] >> 8) & 255
-        g = s[BASE + CARD_W * k + 3] & rows
+        # a card the first move completes is scored then, not by the second move
+        g = s[BASE + CARD_W * k + 3] & rows & ~s[BASE + CARD_W * k + 1]
         while g:
             s[GAIN + trailing_zeros(g)] += p
             g &= g - 1
@@ -794,9 +822,7 @@ def _level2_list(params, grid, slots, rows, spare, cost, cv, s):
     the best single move when R > 0.  If the moves tried do not beat that bound (rare:
     e.g. the best single move would leave no card to pay), all 21 are tried."""
     best, best_m = _rows_best(params, grid, slots, rows, spare, cost, cv, s)
-    r = np.int64(0)
-    for m in range(MOVES):
-        r = max(r, _root_acc(s, m) >> 5)
+    r = _most_points(s)
     bound = -cost + max(0.0, r - cv)
     if best > bound + EPS:
         return best, best_m
