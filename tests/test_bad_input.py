@@ -213,3 +213,8 @@ def test_human_ctrl_c_says_abandoned(capsys, monkeypatch):
     assert code == 130
     assert err.strip().splitlines()[-1].startswith("error: game abandoned after")
     assert "results written so far" not in err
+
+
+def test_unreachable_cluster(capsys):
+    line = one_error(capsys, "play", "moon", "--games", 2, "--cluster", "tcp://127.0.0.1:1")
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in line and "dask scheduler" in line
