@@ -121,9 +121,16 @@ def same_positions(config: RunConfig, games: int, rounds: int = ROUNDS) -> dict:
 
 
 def run_bench(configs: Sequence[RunConfig], threads: Sequence[int], games: int | None = None,
-              rounds: int = ROUNDS) -> list[dict]:
-    return [measure(c, t, games) if _is_random(c) else measure_against_random(c, t, games, rounds)
-            for c in configs for t in threads]
+              rounds: int = ROUNDS, progress=None) -> list[dict]:
+    """Every (configuration, thread count); ``progress(done, total, config, threads)`` is
+    called before each measurement (the command line shows it on stderr)."""
+    jobs = [(c, t) for c in configs for t in threads]
+    records = []
+    for k, (c, t) in enumerate(jobs):
+        if progress is not None:
+            progress(k, len(jobs), c, t)
+        records.append(measure(c, t, games) if _is_random(c) else measure_against_random(c, t, games, rounds))
+    return records
 
 
 def format_table(records: list[dict]) -> str:

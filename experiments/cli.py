@@ -9,9 +9,16 @@ import sys
 
 import click
 
-from simcore.options import parse_variant_args
+from simcore.options import format_value, parse_variant_args, players_text
 
 GAME_HELP = "game: moon, shifting-stones or sequence-stacks"
+
+# seeds and indices are stored as int64 (Parquet columns, study.json): checked here, before
+# anything runs, so that a huge number is one error line and not a Numba typing error
+SEED_MAX = 2**63 - 1
+SEED_TYPE = click.IntRange(0, SEED_MAX)
+SEED_HELP = "run seed, 0..2^63-1: game i of a run depends only on the configuration, the seed and i"
+INDEX_HELP = "game index within the run, 0..2^63-1 (with the seed it reproduces the game)"
 
 
 def _config(game, players, bots, variant, seed):
@@ -29,7 +36,7 @@ def _infer_players(players, bots):
 
 def _variant_option(f):
     return click.option("--variant", "variant", multiple=True, metavar="NAME=VALUE",
-                        help="rule option (repeatable); see `playlab games`")(f)
+                        help="rule option, each name once (repeatable); see `playlab games`  [default: the rules as written]")(f)
 
 
 def _remember_cluster(ctx, param, value):
@@ -37,16 +44,69 @@ def _remember_cluster(ctx, param, value):
     return value
 
 
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+def _check_threads(threads):
+    """--threads beyond this machine's cores runs on the cores there are: say so once."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    ctx = click.get_current_context()
+    if threads and threads > limit and not ctx.meta.get("playlab.cluster") and not ctx.meta.get("playlab.threads_said"):
+        ctx.meta["playlab.threads_said"] = True
+        _warn(f"--threads {threads} is more than the {limit} cores here (NUMBA_NUM_THREADS); using {limit}")
+
+
+def _check_winnable(configs):
+    """Before running: a configuration whose options leave no game winnable (the game's
+    ``INFO.impossible``) would only produce truncated games; say why, once per reason."""
+    said = set()
+    for config in configs:
+        check = getattr(config.info, "impossible", None)
+        reason = check(config.variant, config.players) if check else None
+        if reason and reason not in said:
+            said.add(reason)
+            _warn(f"{config.game}: {reason}; expect every game to run to its cap (truncated, no winner)")
+
+
+class TruncationWatch:
+    """Wraps a chunk callback and counts truncated games (warns after running when most
+    of them were)."""
+
+    def __init__(self, inner=None):
+        self.inner = inner
+        self.games = 0
+        self.truncated = 0
+
+    def __call__(self, task, frame):
+        self.games += len(frame)
+        self.truncated += int(frame["truncated"].to_numpy().astype(bool).sum())
+        if self.inner is not None:
+            self.inner(task, frame)
+
+    def report(self, configs):
+        if self.games and self.truncated * 2 > self.games:
+            from experiments.results import truncation_option
+
+            option = truncation_option(configs[0].info)
+            hint = f" (raise {option} with --variant {option}=N, or check the options)" if option else ""
+            _warn(f"{self.truncated} of {self.games} games ({self.truncated / self.games:.0%}) were truncated "
+                  f"by the game's cap: their results say little{hint}")
+
+
 # on play and every study; read back by _executor so the commands' signatures stay as they are
 _cluster_option = click.option("--cluster", metavar="ADDR", default=None, expose_value=False,
                                callback=_remember_cluster,
-                               help="run on the Dask scheduler at ADDR (e.g. tcp://host:8786); same results")
+                               help="run on the Dask scheduler at ADDR (e.g. tcp://host:8786); same results  [default: run here]")
 
 
 @contextlib.contextmanager
 def _executor(threads):
     """The executor for --cluster (None: run here), closed afterwards."""
     address = click.get_current_context().meta.get("playlab.cluster")
+    _check_threads(threads)
     if not address:
         yield None
         return
@@ -59,7 +119,11 @@ def _executor(threads):
         executor.close()
 
 
-def _trace_games(text, n_games):
+def _trace_games(text, n_games, trace_file):
+    if text is None:
+        return min(100, n_games)
+    if not trace_file:
+        raise click.UsageError("--trace-games needs --trace FILE (where to write the traces)")
     if str(text).strip().lower() == "all":
         return n_games
     try:
@@ -84,12 +148,55 @@ def _check_writable(path, option):
         raise click.BadParameter(f"{path} is not writable", param_hint=option)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _check_out_dir(path, option="--out"):
+    """Before any game is played: the output folder exists and is writable, or can be made."""
+    from pathlib import Path
+
+    if not path:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise click.BadParameter(f"{path} exists and is not a directory; give a folder", param_hint=option)
+    base = p
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir():
+        raise click.BadParameter(f"{base} is a file, so {path} cannot be a folder; choose another --out",
+                                 param_hint=option)
+    try:
+        p.mkdir(parents=True, exist_ok=True)  # an empty folder: nothing a later run would trust
+    except OSError as exc:
+        raise click.BadParameter(f"cannot create the folder {path} ({exc.strerror}); choose a folder you can "
+                                 "write to", param_hint=option) from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"cannot write into {path}; choose a folder you can write to", param_hint=option)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("playlab")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _group_help() -> str:
+    from simcore.games import game_names
+
+    return ("playlab: simulate tabletop games by the million for strategy and balance research.\n\n"
+            f"Games: {', '.join(game_names())} (`playlab games` for their options, `playlab bots` for the bots). "
+            "`playlab COMMAND --help` explains a command and its options.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
+             help=_group_help())
+@click.version_option(version=_version(), prog_name="playlab", message="%(prog)s %(version)s")
 def cli():
-    """playlab: simulate tabletop games by the million for strategy and balance research."""
+    pass
 
 
-@cli.command()
+@cli.command(short_help="games, player counts, rule options and result columns")
 @click.argument("game", required=False)
 def games(game):
     """List the games: player counts and rule options with defaults; with GAME, also its
@@ -108,7 +215,7 @@ def games(game):
         span = str(info.min_players) if info.min_players == info.max_players else f"{info.min_players}-{info.max_players}"
         click.echo(f"{name}  {info.title}, {span} players: {info.description}")
         for o in info.options:
-            default = str(o.default).lower() if o.kind == "bool" else (o.default if o.default != "" else '""')
+            default = format_value(o.default)
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
         if game:
             _echo_columns(info)
@@ -129,7 +236,7 @@ def _echo_columns(info):
         click.echo(f"  {col:<20} {doc}")
 
 
-@cli.command()
+@cli.command(short_help="bots and their parameters, defaults and ranges")
 @click.argument("game", required=False)
 def bots(game):
     """List bots, their parameters, defaults and ranges (for GAME, or every game)."""
@@ -152,22 +259,26 @@ def bots(game):
         click.echo("")
 
 
-@cli.command()
+@cli.command(short_help="play games and print a per-seat summary")
 @click.argument("game")
-@click.option("--players", type=int, default=None, help="number of players (default: the game's smallest multi-player count)")
+@click.option("--players", type=int, default=None,
+              help="number of players  [default: the number of --bots specs, else the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated (NAME[:key=value…])")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=1000, show_default=True, help="games to play")
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
-@click.option("--out", type=click.Path(file_okay=False), default=None, help="write per-game results as a Parquet dataset (resumable)")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="write per-game results as a Parquet dataset into this folder (resumable)  [default: none]")
 @click.option("--chunk", type=click.IntRange(min=1), default=None,
-              help="with --out: games per stored file (default 100000; a resumed run keeps its own)")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None, help="write game records (JSON Lines; .gz compresses)")
-@click.option("--trace-games", default="100", show_default=True, metavar="K|all",
-              help="with --trace: trace the first K games, or all of them")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)")
+              help="with --out: games per stored file (a resumed run keeps its own)  [default: 100000]")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
+              help="write game records to this file (JSON Lines; .gz compresses)  [default: none]")
+@click.option("--trace-games", default=None, metavar="K|all",
+              help="with --trace: trace the first K games, or all of them  [default: 100]")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
 @_cluster_option
-@click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: long runs on a terminal)")
+@click.option("--progress/--no-progress", default=None,
+              help="progress bar on stderr  [default: on for long runs on a terminal]")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
 def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_file, trace_games, threads, progress, as_json):
     """Play GAMES games and print a per-seat summary (--players defaults to the number of
@@ -176,12 +287,19 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
     from experiments.study import to_jsonable
 
     config = _config(game, players, bot_specs, variant, seed)
-    k = _trace_games(trace_games, n_games)
+    k = _trace_games(trace_games, n_games, trace_file)
     if trace_file:
         _check_writable(trace_file, "--trace")  # before the games, not after them
+    _check_out_dir(out)
+    _check_winnable([config])
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
                           keep_frame=False, **({"chunk": chunk} if chunk else {}))
+    cut = outcome.summary.truncated
+    if outcome.summary.games and cut * 2 > outcome.summary.games:
+        watch = TruncationWatch()
+        watch.games, watch.truncated = outcome.summary.games, cut
+        watch.report([config])
     if as_json:
         record = summary_record(config, outcome)
         record["out"] = out
@@ -205,15 +323,16 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
         click.echo(f"results: {out} ({outcome.summary.games} games summarised)")
 
 
-@cli.command()
+@cli.command(short_help="one game step by step, in words")
 @click.argument("game")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True, help="game index within the run")
-@click.option("--players", type=int, default=None)
-@click.option("--bots", "bot_specs", default="random", show_default=True)
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
+@click.option("--index", type=SEED_TYPE, default=0, show_default=True, help=INDEX_HELP)
+@click.option("--players", type=int, default=None,
+              help="number of players  [default: the number of --bots specs, else the game's smallest multi-player count]")
+@click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
 @_variant_option
 @click.option("--view", "view_seat", type=click.IntRange(min=0), default=None,
-              help="before each decision of this seat, show the game as that seat sees it")
+              help="before each decision of this seat, show the game as that seat sees it  [default: no seat]")
 @click.option("--json", "as_json", is_flag=True, help="print the game as structured steps and events")
 def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
     """Print one game step by step: each move, its events, and what changed in words."""
@@ -228,14 +347,15 @@ def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
     click.echo(json.dumps(story) if as_json else format_narration(config, story))
 
 
-@cli.command()
+@cli.command(short_help="throughput: games/s and decisions/s, bots' cost")
 @click.argument("game", required=False)
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=None, help="games per measurement (default: enough for about a second)")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: 1 and all cores)")
-@click.option("--players", type=int, default=None, help="player count (default: every count the game allows)")
-@click.option("--bots", "bot_specs", default="random", show_default=True)
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+              help="games per measurement  [default: enough for about a second]")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: 1 and all cores]")
+@click.option("--players", type=int, default=None, help="player count  [default: every count the game allows]")
+@click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
 @_variant_option
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True,
               help="bots other than random: rounds alternating with random play (the median ratio is kept)")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list of records")
@@ -255,45 +375,64 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
         counts = [players] if players else list(range(info.min_players, info.max_players + 1))
         configs += [_config(name, n, bot_specs, variant, seed) for n in counts]
     cores = numba.config.NUMBA_NUM_THREADS
+    _check_threads(threads)
+    _check_winnable(configs)
     thread_list = [threads] if threads else sorted({1, cores})
-    records = run_bench(configs, thread_list, n_games, rounds)
+    records = run_bench(configs, thread_list, n_games, rounds, progress=_bench_progress)
     click.echo(json.dumps(records, indent=1) if as_json else format_table(records))
 
 
-@cli.command()
+def _bench_progress(done, total, config, threads):
+    from simcore.options import players_text
+
+    bots = ",".join(sorted(set(config.bot_labels)))
+    click.echo(f"bench {done + 1}/{total}: {config.game}, {players_text(config.players)}, {bots}, "
+               f"{threads} thread{'s' if threads != 1 else ''}", err=True)
+
+
+@cli.command(short_help="play one game in the terminal against the bots")
 @click.argument("game")
-@click.option("--players", type=int, default=None, help="number of players (default: from --bots, else the game's smallest multi-player count)")
+@click.option("--players", type=int, default=None,
+              help="number of players  [default: from --bots, else the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True,
               help="the other seats' bots: one spec for all, one per other seat, or one per seat with 'human' at --seat")
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="your seat (0 plays first)")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True, help="game index within the run (the deal)")
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
+@click.option("--index", type=SEED_TYPE, default=0, show_default=True, help=INDEX_HELP)
 @_variant_option
 @click.option("--delay", type=click.FloatRange(min=0), default=0.5, show_default=True, help="seconds to pause after each bot move")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
-              help="where to write the finished game's trace (default: human-GAME-seedS-gameI.jsonl here)")
+              help="where to write the finished game's trace  [default: human-GAME-seedS-gameI.jsonl here]")
 def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_file):
     """Play one game in the terminal as seat --seat against the bots: your view, your
     legal moves numbered, the bots' moves as they happen; ? for the rules, q to quit;
     at the end the result and a trace the replay engines accept."""
     from experiments.human import Session, play as play_human
 
+    from experiments.human import default_trace_path
+
     session = Session(game, players, bot_specs, seat, seed, index, parse_variant_args(variant))
-    play_human(session, read=input, write=click.echo, delay=delay, trace_path=trace_file)
+    _check_writable(trace_file or default_trace_path(session), "--trace")  # before the game, not after it
+    _check_winnable([session.config])
+    try:
+        play_human(session, read=input, write=click.echo, delay=delay, trace_path=trace_file)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"game abandoned after {len(session.game.actions)} moves; no trace written") from None
 
 
-@cli.command()
+@cli.command(short_help="rank a bot's parameter settings by win rate")
 @click.argument("game")
-@click.option("--bot", required=True, help="the bot to tune, e.g. bidder")
+@click.option("--bot", required=True, help="the bot to tune, e.g. bidder  [required]")
 @click.option("--grid", "grid_items", multiple=True, required=True, metavar="NAME=V1,V2,…",
-              help="values to try for one parameter (repeatable; every combination is played)")
+              help="values to try for one parameter, each once (repeatable, one per parameter; every "
+                   "combination is played)  [required]")
 @click.option("--against", default="random", show_default=True, help="the bot in every other seat")
-@click.option("--players", type=int, default=None)
+@click.option("--players", type=int, default=None, help="number of players  [default: the game's smallest multi-player count]")
 @click.option("--games", "n_games", type=click.IntRange(min=1), default=2000, show_default=True, help="games per seat per candidate")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
-@click.option("--threads", type=click.IntRange(min=1), default=None)
-@click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: on a terminal)")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
+@click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON on stdout")
 def tune(game, bot, grid_items, against, players, n_games, seed, variant, threads, progress, as_json):
     """Rank settings of a bot's parameters by win rate against a field (every seat)."""
@@ -303,13 +442,15 @@ def tune(game, bot, grid_items, against, players, n_games, seed, variant, thread
 
     field = RunConfig.build(game, players, against, parse_variant_args(variant), seed)
     n = field.players
+    _check_threads(threads)
+    _check_winnable([field])
     table = run_tune(game, bot, parse_grid(grid_items), against, players, n_games, seed,
                      parse_variant_args(variant), threads, progress)
     if as_json:
         click.echo(json.dumps(to_jsonable({"game": game, "players": n, "against": field.bot_labels[0], "seed": seed,
                                            "games_per_seat": n_games, "chance": 1.0 / n, "table": table})))
         return
-    click.echo(f"{field.info.title}, {n} players: {bot} in each seat in turn against {field.bot_labels[0]} "
+    click.echo(f"{field.info.title}, {players_text(n)}: {bot} in each seat in turn against {field.bot_labels[0]} "
                f"in the others, {n_games} games per seat, seed {seed}; chance win rate 1/{n} = {1.0 / n:.4f}")
     click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     click.echo("win rates over decided games with 95% Wilson intervals; every candidate plays the same deals")
@@ -323,17 +464,18 @@ def _study_options(games_help):
     def wrap(f):
         for opt in reversed([
             click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
-                         help=f"{games_help} (default {DEFAULT_STUDY_GAMES}, or chosen by --ci-width)"),
+                         help=f"{games_help}  [default: {DEFAULT_STUDY_GAMES}, or chosen by --ci-width]"),
             click.option("--ci-width", "ci_width", type=float, default=None, metavar="W",
-                         help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)"),
+                         help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)  [default: none]"),
             click.option("--pilot", type=float, default=0.5, show_default=True,
                          help="with --ci-width: the proportion to plan for (0.5 is the worst case)"),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
+            click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP),
             click.option("--out", type=click.Path(file_okay=False), default=None,
-                         help="write tables (CSV), plots, study.json and the Parquet results here (resumable)"),
-            click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: all cores)"),
+                         help="write tables (CSV), plots, study.json and the Parquet results here (resumable)  "
+                              "[default: print only]"),
+            click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]"),
             _cluster_option,
-            click.option("--progress/--no-progress", default=None, help="progress bar on stderr (default: on a terminal)"),
+            click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]"),
             click.option("--json", "as_json", is_flag=True, help="print the tables as JSON on stdout"),
         ]):
             f = opt(f)
@@ -383,10 +525,10 @@ def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, n
         click.echo(f"wrote {out}: {', '.join(files)}, study.json, results/ (Parquet)")
 
 
-@cli.command()
+@cli.command(short_help="every seating of the bots: ratings and pairwise table")
 @click.argument("game")
-@click.option("--players", type=int, default=None, help="seats (default: the number of bots, within the game's range)")
-@click.option("--bots", "bot_specs", required=True, help="two or more different bot specs, comma separated")
+@click.option("--players", type=int, default=None, help="seats  [default: the number of bots, within the game's range]")
+@click.option("--bots", "bot_specs", required=True, help="two or more different bot specs, comma separated  [required]")
 @click.option("--mode", type=click.Choice(["all", "rotate"]), default="all", show_default=True,
               help="all: every seating in which each bot plays (or every ordered choice of bots when there are "
                    "more bots than seats); rotate: the listed order cycled through the seats")
@@ -413,11 +555,11 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
                    ("pairwise.png", lambda p: plots.pairwise_heatmap(tables["pairwise"], p, title))])
 
 
-@cli.command()
+@cli.command(short_help="first-player advantage per player count")
 @click.argument("game")
 @click.option("--bots", "bot_spec", default="random", show_default=True, help="the one bot spec that plays every seat")
 @click.option("--players", "players", default=None, metavar="A-B",
-              help="player counts: N, A-B or a comma list (default: every count of 2 or more the game allows)")
+              help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
 @_variant_option
 @_study_options("games per player count")
 def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
@@ -438,13 +580,13 @@ def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, t
                   as_json, note, [("fpa.png", lambda p: plots.fpa_plot(tables["fpa"], p, title, xlabel))])
 
 
-@cli.command()
+@cli.command(short_help="the same games under each value of rule options")
 @click.argument("game")
 @click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
-              help="a rule option and the values to try (repeatable: every combination); the baseline "
-                   "(all defaults) is always included")
-@click.option("--players", type=int, default=None, help="number of players (default: the number of --bots specs, "
-              "or the game's smallest multi-player count)")
+              help="a rule option and the values to try, each once (repeatable, one per option: every "
+                   "combination); the baseline (all defaults) is always included  [required]")
+@click.option("--players", type=int, default=None, help="number of players  [default: the number of --bots specs, "
+              "or the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
 @_study_options("games per setting (every setting plays the same deals)")
 def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
@@ -459,20 +601,23 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
     outcome = _run(study, collector, out, progress, threads)
     tables = sw.summarize(study, collector)
     labels = [sw.value_label(study, r).replace(" (baseline)", "*") for r in range(len(study.configs))]
-    title = f"{study.configs[0].info.title}, {study.configs[0].players} players (* baseline)"
+    title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
     _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
 
 
-@cli.command()
+@cli.command(short_help="one self-contained HTML report of a results folder")
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="the HTML file to write (default: DIRECTORY/report.html)")
+              help="the HTML file to write  [default: DIRECTORY/report.html]")
 def report(directory, out):
     """One self-contained HTML balance report of every study written into DIRECTORY
     (play --out, tournament, fpa, sweep): plots embedded, readable offline and printable."""
     from reports.report import write_report
 
+    if not os.path.isdir(directory):
+        raise click.BadParameter(f"{directory} is not a folder; give the --out folder of a study or of play --out",
+                                 param_hint="DIRECTORY")
     path = write_report(directory, out or os.path.join(directory, "report.html"))
     click.echo(f"wrote {path}")
 
@@ -480,10 +625,14 @@ def report(directory, out):
 def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 
+    _check_out_dir(out)
+    _check_winnable(study.configs)
+    watch = TruncationWatch(collector)
     with _executor(threads) as executor:
-        outcome = run_study(study, collector, out=out, progress=progress, threads=threads, executor=executor)
+        outcome = run_study(study, watch, out=out, progress=progress, threads=threads, executor=executor)
     if outcome.note:
         click.echo(outcome.note, err=True)
+    watch.report(study.configs)
     return outcome
 
 

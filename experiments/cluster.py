@@ -114,7 +114,8 @@ class DaskExecutor:
             try:
                 client = distributed.Client(address, timeout=timeout, set_as_default=False)
             except (OSError, TimeoutError) as exc:
-                raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+                raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc} (check the address, "
+                                   "and that `dask scheduler` runs there)") from None
         self.client = client
         self.address = client.scheduler.address
         self.workers: dict[str, dict] = {}

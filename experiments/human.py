@@ -172,7 +172,7 @@ def play(session: Session, read: Callable[[str], str] = input, write: Callable[[
     quitting: an unfinished game leaves no trace a later run could take for a whole one)."""
     g = session.game
     me = session.seat
-    write(f"{g.info.title}, {g.players} players, seed {g.seed}, game {g.index}: you are seat {me}")
+    write(f"{g.info.title}, {g.players} player{'s' if g.players != 1 else ''}, seed {g.seed}, game {g.index}: you are seat {me}")
     write("bots: " + ", ".join(f"seat {s} {b}" for s, b in enumerate(session.labels) if s != me))
     write("enter a move's number, ? for the rules, q to quit")
     while not g.is_over:

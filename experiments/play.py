@@ -127,11 +127,13 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
 
     table = outcome.summary.table()
     games = outcome.summary.games
-    lines = [f"{config.info.title}: {games} games, {config.players} players, seed {config.seed}"]
+    from simcore.options import format_value, players_text
+
+    lines = [f"{config.info.title}: {games} games, {players_text(config.players)}, seed {config.seed}"]
     changed = {k: v for k, v in config.variant.items()
                if v != next(o.default for o in config.info.options if o.name == k)}
     if changed:
-        lines.append("variant: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
+        lines.append("variant: " + ", ".join(f"{k}={format_value(v)}" for k, v in changed.items()))
     lines.append(f"{'seat':>4}  {'bot':<24} {'wins':>8} {'shared':>7}  {'win rate':>8}  {'95% CI':>17}  {'mean score':>10}")
     for r in table.itertuples():
         ci = f"[{r.ci_low:.4f}, {r.ci_high:.4f}]" if r.ci_low == r.ci_low else "n/a"

@@ -69,7 +69,9 @@ def format_narration(config, story: dict[str, Any]) -> str:
     lines.append("bots: " + ", ".join(f"{s}={b}" for s, b in enumerate(story["bots"])))
     changed = {k: v for k, v in config.variant.items()
                if v != next(o.default for o in info.options if o.name == k)}
-    lines.append("variant: " + (", ".join(f"{k}={v}" for k, v in changed.items())
+    from simcore.options import format_value
+
+    lines.append("variant: " + (", ".join(f"{k}={format_value(v)}" for k, v in changed.items())
                                 if changed else "rules as written (all defaults)"))
     sections = getattr(module, "SECTION_EVENTS", ())
 

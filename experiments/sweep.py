@@ -22,7 +22,7 @@ from scipy import stats as sps
 
 from reports import stats
 from simcore.games import load_game
-from simcore.options import OptionError
+from simcore.options import OptionError, players_text
 from simcore.runner import RunConfig
 
 from .fpa import first_vs_fair, win_shares
@@ -49,18 +49,21 @@ def parse_vary(game: str, items: Sequence[str]) -> dict[str, list]:
     for item in items:
         name, sep, values = item.partition("=")
         name = name.strip()
-        vals = [v.strip() for v in values.split(",") if v.strip()]
-        if not sep or not name or not vals:
+        vals = [v.strip() for v in values.split(",")]
+        if not sep or not name or not any(vals):
             raise OptionError(f"malformed --vary {item!r}: expected name=v1,v2,…")
         if name not in by_name:
             raise OptionError(f"--vary: unknown option {name!r} for {game} (options: {', '.join(by_name)})")
         if name in grid:
             raise OptionError(f"--vary: option {name!r} given twice")
+        if not all(vals):
+            raise OptionError(f"--vary {item!r}: an empty value (two commas, or one at either end)")
         parsed = []
         for v in vals:
             value = by_name[name].parse(v)
-            if value not in parsed:
-                parsed.append(value)
+            if value in parsed:
+                raise OptionError(f"--vary {item!r}: {v} is the same value as an earlier one")
+            parsed.append(value)
         grid[name] = parsed
     return grid
 
@@ -189,7 +192,7 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
 def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataFrame]) -> str:
     c0 = study.configs[0]
     names = list(study.meta["vary"])
-    lines = [f"{c0.info.title} sweep of {', '.join(names)}: {c0.players} players, bots "
+    lines = [f"{c0.info.title} sweep of {', '.join(names)}: {players_text(c0.players)}, bots "
              f"{','.join(c0.bot_labels)}, the same {study.games} games (seed {study.seed}) under each of "
              f"{len(study.configs)} settings; baseline = all defaults"]
     s = tables["sweep"].copy()
@@ -218,5 +221,5 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         same = [r for r, g in t.groupby("run") if (g["diff"].fillna(0) == 0).all() and (g["se_paired"].fillna(0) == 0).all()]
         for r in same:
             lines.append(f"{value_label(study, r)} played exactly the baseline's games (the same rules at "
-                         f"{c0.players} players)")
+                         f"{players_text(c0.players)})")
     return "\n".join(lines)

@@ -24,10 +24,18 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[str]]:
     grid: dict[str, list[str]] = {}
     for item in items:
         name, sep, values = item.partition("=")
-        vals = [v.strip() for v in values.split(",") if v.strip()]
-        if not sep or not name.strip() or not vals:
+        name = name.strip()
+        vals = [v.strip() for v in values.split(",")]
+        if not sep or not name or not any(vals):
             raise BotError(f"malformed --grid {item!r}: expected name=v1,v2,…")
-        grid[name.strip()] = vals
+        if name in grid:
+            raise BotError(f"--grid {name} given twice: list all its values in one --grid {name}=v1,v2,…")
+        if not all(vals):
+            raise BotError(f"--grid {item!r}: an empty value (two commas, or one at either end)")
+        repeated = sorted({v for v in vals if vals.count(v) > 1})
+        if repeated:
+            raise BotError(f"--grid {item!r}: value {repeated[0]} listed twice")
+        grid[name] = vals
     return grid
 
 

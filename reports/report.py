@@ -260,6 +260,7 @@ def _bots_text(run: dict) -> str:
 
 def _options_text(study: B.StudyData) -> str:
     from simcore.games import load_game
+    from simcore.options import format_value
 
     info = load_game(study.game).INFO
     defaults = {o.name: o.default for o in info.options}
@@ -267,7 +268,7 @@ def _options_text(study: B.StudyData) -> str:
     for r in study.runs:
         for k, v in r["variant"].items():
             if defaults.get(k) != v:
-                changed.add(f"{k}={v}")
+                changed.add(f"{k}={format_value(v)}")
     vary = study.record.get("vary")
     text = ", ".join(sorted(changed)) or "defaults"
     if vary:

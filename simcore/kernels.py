@@ -1,6 +1,9 @@
 """Per-game compiled kernels: the generic engine bound to one game and its bots."""
 from __future__ import annotations
 
+import glob
+import os
+import sys
 import types
 from functools import lru_cache
 
@@ -8,7 +11,7 @@ from numba import njit
 
 from . import engine
 from .games import load_game
-from .protocol import bind
+from .protocol import bind, game_tag
 
 
 @njit(cache=True)
@@ -17,9 +20,23 @@ def no_policy(kind, bot_params, state, params, rng, seat, imem, fmem):
     return -1
 
 
+def cache_is_cold(game: types.ModuleType) -> bool:
+    """No compiled engine for ``game`` in Numba's on-disk cache yet (its index files are
+    named after the bound copy's qualified name, which carries ``game_tag``)."""
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    if not base:
+        return False  # the cache lives beside the sources: nothing cheap to look at
+    pattern = os.path.join(glob.escape(base), "**", f"engine.{glob.escape(game_tag(game))}__run_batch-*.nbi")
+    return not glob.glob(pattern, recursive=True)
+
+
 @lru_cache(maxsize=None)
 def kernels_for(game_name: str) -> types.SimpleNamespace:
     game = load_game(game_name)
+    if cache_is_cold(game):
+        # the first use compiles for 20-30 s in silence otherwise
+        print(f"compiling the {game_name} kernels (first use only, about 30 s; later runs load them "
+              "from the cache)", file=sys.stderr, flush=True)
     # bots import simcore; import late
     from bots.generic import generic_policy_for
     from bots.registry import bot_module, generic_base

@@ -99,8 +99,24 @@ def parse_variant_args(items: Sequence[str]) -> dict[str, str]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise OptionError(f"malformed --variant {item!r}: expected name=value")
+        if name.strip() in out:
+            # the later value would silently win: a typo or a leftover, never what was meant
+            raise OptionError(f"--variant {name.strip()} given twice ({out[name.strip()]!r} and "
+                              f"{value.strip()!r}): give each option once")
         out[name.strip()] = value.strip()
     return out
+
+
+def format_value(value: Any) -> str:
+    """An option value as the command line takes it (booleans as true/false everywhere)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return '""' if value == "" else str(value)
+
+
+def players_text(n: int) -> str:
+    """"1 player", "3 players"."""
+    return f"{n} player" if n == 1 else f"{n} players"
 
 
 def encode_options(options: Sequence[Option], variant: Mapping[str, Any]) -> np.ndarray:

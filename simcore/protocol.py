@@ -156,6 +156,9 @@ class GameInfo:
     first_player_column: str | None = None
     # the option whose cap ends a game as truncated (e.g. "round_cap"), for the summaries
     truncation_option: str | None = None
+    # ``impossible(variant, players) -> str | None``: why no game can be won under these
+    # options (said before running, since such a run only produces truncated games), or None
+    impossible: Callable[[Mapping[str, Any], int], str | None] | None = None
 
     def resolve_variant(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return resolve_variant(self.options, given)

@@ -974,6 +974,24 @@ def _max_decisions(players: int) -> int:
     return ROUND_CAP_MAX * players * per_turn
 
 
+def _impossible(variant, players: int) -> str | None:
+    """Why no player can ever win with these chip options (None: a win is possible)."""
+    supply, need, each = variant["chip_supply"], variant["chips_to_win"], variant["min_each_colour"]
+    if supply == 0:
+        return "chip_supply=0: no chip can ever be earned, so nobody can win"
+    if each > supply:
+        return f"min_each_colour={each} is more chips of a colour than chip_supply={supply} holds"
+    total = max(need, 2 * each)
+    if total > 2 * supply:
+        return f"a win needs {total} chips but the supply holds {2 * supply} (2 x chip_supply={supply})"
+    if total == 2 * supply:
+        # a steal may not make the stealer win, so the last chip comes from a completion with
+        # every other chip already in the winner's hand: possible on paper, never in play
+        return (f"a win needs all {total} chips of the supply (chips_to_win={need}, min_each_colour={each}, "
+                f"chip_supply={supply}) in one hand")
+    return None
+
+
 INFO = GameInfo(
     name="sequence-stacks",
     title="Sequence Stacks",
@@ -992,6 +1010,7 @@ INFO = GameInfo(
                  "steal-card, steal-chip and the out-of-turn block."),
     truncation_option="round_cap",
     observation_size=lambda players: OBS_SIZE,
+    impossible=_impossible,
 )
 
 

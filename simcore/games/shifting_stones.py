@@ -863,6 +863,21 @@ def _max_decisions(players: int) -> int:
     return OPTIONS[OPT_ROUND_CAP].high * players * (2 * NUM_CARDS + 1)
 
 
+def _impossible(variant, players: int) -> str | None:
+    """Why the end of a 2-5 player game is never reached with these options (None: it can be)."""
+    trigger = variant["end_trigger"]
+    if players < 2 or trigger == 0:
+        return None  # solo ends by strikes or the last card; the default triggers are reachable
+    others = (players - 1) * variant["hand_size"]
+    if trigger > NUM_CARDS - others:
+        # the others refill to hand_size from the one deck, so one player reaching the trigger
+        # needs the others' hands emptied by an exhausted deck: possible on paper, never in play
+        return (f"end_trigger={trigger} needs one player to score {trigger} of the {NUM_CARDS} cards while the "
+                f"other {players - 1} refill to hand_size={variant['hand_size']}: the end is practically never "
+                f"triggered (at most {NUM_CARDS - others} leaves room for their hands)")
+    return None
+
+
 INFO = GameInfo(
     name="shifting-stones",
     title="Shifting Stones",
@@ -882,6 +897,7 @@ INFO = GameInfo(
     utility="points (cards + bonus) per seat; shared wins; solo: win/loss",
     description="shift, flip and score pattern cards on a 3x3 grid of two-faced stones",
     truncation_option="round_cap",
+    impossible=_impossible,
 )
 
 

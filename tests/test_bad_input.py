@@ -1,0 +1,219 @@
+"""Issue 15: each class of bad input through the CLI: one `error:` line, a non-zero exit, no
+traceback, no file left behind; and the warnings a new user needs (threads, unwinnable
+options, truncation), the help texts and the wording of summaries."""
+import os
+
+import click
+import pytest
+
+from experiments.cli import cli, main
+from simcore.games import load_game
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def one_error(capsys, *args):
+    code, out, err = run(capsys, *args)
+    assert code != 0, (out, err)
+    # the first use of a game's kernels says it is compiling (a cold cache), nothing else
+    lines = [line for line in err.strip().splitlines() if not line.startswith("compiling the ")]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "moon", "--seed", 2**64], "not in the range 0<=x<=9223372036854775807"),
+    (["play", "moon", "--seed", 2**63], "--seed"),
+    (["show", "moon", "--index", 2**64], "--index"),
+    (["human", "moon", "--index", 2**64], "--index"),
+    (["fpa", "shifting-stones", "--seed", 2**64], "--seed"),
+    (["play", "moon", "--variant", "min_bid=5", "--variant", "min_bid=6"], "--variant min_bid given twice"),
+    (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1", "--grid", "aggression=2"],
+     "--grid aggression given twice"),
+    (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1,,2"], "an empty value"),
+    (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1,"], "an empty value"),
+    (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1,1"], "value 1 listed twice"),
+    (["sweep", "moon", "--vary", "min_bid=5,,6"], "an empty value"),
+    (["sweep", "moon", "--vary", "min_bid=5,5"], "5 is the same value as an earlier one"),
+    (["sweep", "moon", "--vary", "doubles_trump=true,1"], "the same value as an earlier one"),
+    (["play", "moon", "--games", 2, "--trace-games", 5], "--trace-games needs --trace"),
+    (["play", "shifting-stones", "--players", 6], "1-5 players, not 6"),
+    (["play", "sequence-stacks", "--players", 1], "2-6 players, not 1"),
+    (["play", "moon", "--bots", "random:"], "malformed parameter"),
+    (["play", "moon", "--bots", "bidder:aggression=lots"], "takes a number"),
+    (["play", "moon", "--bots", "random,,random"], "empty bot spec"),
+    (["play", "moon", "--variant", "target_score=0"], "must be in 1..1000"),
+    (["show", "moon", "--view", 3], "seat 3 does not exist"),
+    (["report", "no-such-folder"], "is not a folder"),
+])
+def test_bad_input_classes(capsys, args, message):
+    assert message in one_error(capsys, *args)
+
+
+def test_unwritable_outputs_are_refused_before_running(capsys, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert "is a file" in one_error(capsys, "play", "moon", "--games", 2, "--out", afile / "sub")
+    assert "is a file" in one_error(capsys, "fpa", "moon", "--games", 2, "--out", afile / "sub")
+    assert "does not exist" in one_error(capsys, "play", "moon", "--games", 2, "--trace", tmp_path / "no" / "t.jsonl")
+    assert "does not exist" in one_error(capsys, "human", "moon", "--trace", tmp_path / "no" / "t.jsonl")
+    assert sorted(os.listdir(tmp_path)) == ["afile"]  # nothing left behind
+
+
+def test_missing_and_corrupt_files(capsys, tmp_path):
+    assert "holds no playlab studies" in one_error(capsys, "report", tmp_path)
+    bad = tmp_path / "deck.json"
+    bad.write_text("{not json")
+    line = one_error(capsys, "play", "shifting-stones", "--games", 2, "--variant", f"deck={bad}")
+    assert "deck" in line
+    line = one_error(capsys, "play", "shifting-stones", "--games", 2, "--variant", f"deck={tmp_path / 'none.json'}")
+    assert "none.json" in line
+
+
+def test_corrupt_results_folder(capsys, tmp_path):
+    out = tmp_path / "run"
+    code, _, err = run(capsys, "play", "moon", "--games", 3, "--out", out)
+    assert code == 0, err
+    (out / "_study.json").write_text("{trunc")
+    line = one_error(capsys, "play", "moon", "--games", 3, "--out", out)
+    assert "_study.json" in line or "manifest" in line
+
+
+def test_threads_above_cores_said_once(capsys):
+    import numba
+
+    code, out, err = run(capsys, "play", "moon", "--games", 2, "--threads", 10_000)
+    assert code == 0
+    warnings = [line for line in err.splitlines() if "--threads" in line]
+    assert warnings == [f"warning: --threads 10000 is more than the {numba.config.NUMBA_NUM_THREADS} cores here "
+                        f"(NUMBA_NUM_THREADS); using {numba.config.NUMBA_NUM_THREADS}"]
+
+
+@pytest.mark.parametrize("game, players, variant, words", [
+    ("sequence-stacks", 2, {"chip_supply": 0}, "no chip can ever be earned"),
+    ("sequence-stacks", 2, {"min_each_colour": 20}, "all 40 chips"),
+    ("sequence-stacks", 3, {"min_each_colour": 12, "chip_supply": 10}, "more chips of a colour"),
+    ("sequence-stacks", 2, {"chips_to_win": 40, "chip_supply": 15}, "needs 40 chips but the supply holds 30"),
+    ("shifting-stones", 2, {"end_trigger": 72}, "end_trigger=72"),
+    ("shifting-stones", 5, {"end_trigger": 60}, "end_trigger=60"),
+])
+def test_impossible_options_are_named(game, players, variant, words):
+    info = load_game(game).INFO
+    assert words in info.impossible(info.resolve_variant(variant), players)
+
+
+@pytest.mark.parametrize("game, players, variant", [
+    ("sequence-stacks", 2, {}), ("sequence-stacks", 6, {"min_each_colour": 19}),
+    ("shifting-stones", 2, {}), ("shifting-stones", 2, {"end_trigger": 64}),
+    ("shifting-stones", 1, {"end_trigger": 72}),  # solo ignores the trigger
+])
+def test_winnable_options_pass(game, players, variant):
+    info = load_game(game).INFO
+    assert info.impossible(info.resolve_variant(variant), players) is None
+
+
+def test_unwinnable_run_warns_before_and_after(capsys):
+    code, out, err = run(capsys, "play", "sequence-stacks", "--games", 3, "--variant", "chip_supply=0",
+                         "--variant", "round_cap=2")
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 2
+    assert "chip_supply=0" in warnings[0]
+    assert "3 of 3 games (100%) were truncated" in warnings[1] and "round_cap" in warnings[1]
+
+
+def test_mostly_truncated_study_warns(capsys):
+    code, out, err = run(capsys, "sweep", "sequence-stacks", "--vary", "round_cap=1,2", "--games", 4)
+    assert code == 0
+    assert "were truncated by the game's cap" in err
+
+
+def test_winnable_run_has_no_warning(capsys):
+    code, out, err = run(capsys, "play", "sequence-stacks", "--games", 3)
+    assert code == 0 and "warning" not in err
+
+
+def test_solo_says_one_player_and_booleans_print_lowercase(capsys):
+    code, out, _ = run(capsys, "play", "shifting-stones", "--players", 1, "--games", 2,
+                       "--variant", "random_faces=false")
+    assert code == 0
+    assert "1 player," in out and "1 players" not in out
+    assert "random_faces=false" in out and "False" not in out
+    code, out, _ = run(capsys, "show", "shifting-stones", "--players", 1, "--variant", "random_faces=false")
+    assert "1 player" in out and "random_faces=false" in out
+    code, out, _ = run(capsys, "games", "moon")
+    assert "default true" in out and "True" not in out
+
+
+def test_bench_shows_progress_on_stderr(capsys):
+    code, out, err = run(capsys, "bench", "moon", "--games", 5, "--threads", 1)
+    assert code == 0
+    assert "bench 1/1: moon, 3 players, random, 1 thread" in err
+    assert "bench" not in out.splitlines()[0]
+
+
+def test_compile_notice_only_when_cache_is_cold(tmp_path, monkeypatch):
+    from simcore.kernels import cache_is_cold
+
+    game = load_game("moon")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert cache_is_cold(game)
+    from simcore.protocol import game_tag
+
+    (tmp_path / "simcore_x").mkdir()
+    (tmp_path / "simcore_x" / f"engine.{game_tag(game)}__run_batch-80.py311.nbi").write_bytes(b"")
+    assert not cache_is_cold(game)
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("playlab ") and out.split()[1][0].isdigit()
+
+
+def test_help_lists_games_and_whole_summaries(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for name in ("moon", "shifting-stones", "sequence-stacks"):
+        assert name in out
+    commands = out.split("Commands:")[1].strip().splitlines()
+    assert not any(line.rstrip().endswith("...") for line in commands)  # no summary cut off
+    assert len(commands) == len(cli.commands)
+
+
+def test_every_option_explains_itself_and_its_default(capsys):
+    for name, command in cli.commands.items():
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.name == "help":
+                continue
+            assert param.help, f"{name} {param.opts[0]} has no description"
+            if param.is_flag and not param.secondary_opts:
+                continue  # a plain flag: off unless given
+            if param.required:
+                assert "[required]" in param.help, f"{name} {param.opts[0]}"
+                continue
+            shows = param.show_default is not False and param.default is not None
+            assert shows or "[default:" in param.help, f"{name} {param.opts[0]} does not show its default"
+    code, out, _ = run(capsys, "play", "--help")
+    assert "0..2^63-1" in out
+
+
+def test_human_ctrl_c_says_abandoned(capsys, monkeypatch):
+    def interrupt(prompt):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("builtins.input", interrupt)
+    code, out, err = run(capsys, "human", "moon", "--delay", 0)
+    assert code == 130
+    assert err.strip().splitlines()[-1].startswith("error: game abandoned after")
+    assert "results written so far" not in err
+
+
+def test_unreachable_cluster(capsys):
+    line = one_error(capsys, "play", "moon", "--games", 2, "--cluster", "tcp://127.0.0.1:1")
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in line and "dask scheduler" in line
