@@ -89,7 +89,19 @@ def check_moon(s, params, players):
         for i in range(3):
             require(sizes[i] == 7 - int(s[M.TRICK_NO]) - (table[i] >= 0),
                     f"seat {i} holds {sizes[i]} tiles in trick {s[M.TRICK_NO]}")
+    # exactly one actor, the one the phase names
+    actor = int(s[M.ACTOR])
+    if phase == M.PHASE_BID:
+        want_actor = (int(s[M.FIRST_BIDDER]) + int(s[M.SPOKEN])) % 3
+    elif phase == M.PHASE_PLAY:
+        want_actor = (int(s[M.LEADER]) + int(s[M.IN_TRICK])) % 3
+    else:
+        want_actor = bidder if phase != M.PHASE_OVER else actor
+    require(actor == want_actor, f"seat {actor} acts in phase {phase}, not seat {want_actor}")
     require(int(s[M.HAND_NO]) <= params[M.OPT_HAND_CAP], f"hand {s[M.HAND_NO]} past the cap")
+    if s[M.TRUNCATED]:
+        require(phase == M.PHASE_OVER and int(s[M.HAND_NO]) == params[M.OPT_HAND_CAP] and s[M.WINNER] == -1,
+                "truncated before the hand cap, or with a winner")
 
 
 def moon_cap(params, players):
@@ -135,6 +147,10 @@ def check_shifting_stones(s, params, players):
     pending = int(s[S.PENDING])
     require(pending == -1 or pending in places["discard pile"], f"pending card {pending} not on the discard pile")
     require(int(s[S.ROUND]) <= params[S.OPT_ROUND_CAP], f"round {s[S.ROUND]} past the cap")
+    require(bool(s[S.OVER]) == (int(s[S.CUR]) == -1), f"seat {s[S.CUR]} on turn, over {s[S.OVER]}")
+    require(s[S.OVER] or 0 <= int(s[S.CUR]) < players, f"seat {s[S.CUR]} on turn")
+    if s[S.TRUNCATED]:
+        require(s[S.OVER] and int(s[S.ROUND]) == params[S.OPT_ROUND_CAP], "truncated before the round cap")
 
 
 def shifting_stones_cap(params, players):
@@ -196,6 +212,9 @@ def check_sequence_stacks(s, params, players):
         require(held.sum() + s[Q.SUPPLY + col] == params[Q.P_SUPPLY],
                 f"colour {col}: {held.sum()} held + {s[Q.SUPPLY + col]} in supply != {params[Q.P_SUPPLY]}")
     require(int(s[Q.TURNS]) <= params[Q.P_ROUND_CAP] * players, f"turn {s[Q.TURNS]} past the cap")
+    if s[Q.TRUNCATED]:
+        require(s[Q.OVER] and int(s[Q.TURNS]) == params[Q.P_ROUND_CAP] * players and s[Q.WINNER] == -1,
+                "truncated before the round cap, or with a winner")
     if not s[Q.OVER]:
         window = int(s[Q.WINDOW])
         require(Q.current_player(s) == (window if window >= 0 else int(s[Q.TURN])), "the actor is neither the turn nor the window")

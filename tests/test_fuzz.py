@@ -170,6 +170,9 @@ def _fuzz_refusals(game, data):
             for seat in (-1, players, players + 1, 0.0, None):
                 with pytest.raises(GameError):
                     g.view(seat)
+            # the reading calls never fail at a legal position, whatever the options
+            for seat in range(players):
+                g.view(seat), g.observation(seat), g.render(seat)
             assert np.array_equal(g.state, before[0]) and g.legal_actions() == legal
             tried += 1
         g.step(int(rng.choice(legal)))
@@ -180,6 +183,7 @@ def _fuzz_refusals(game, data):
     for seat in (-1, players):
         with pytest.raises(GameError):
             g.view(seat)
+    g.result(), g.trace(), g.returns(), [g.render(seat) for seat in range(players)]
     assert np.array_equal(g.state, done[0])
 
 
@@ -267,6 +271,9 @@ def test_moon_checker_rejects_corrupted_states():
     rejects("moon", 3, params, play(), discard_back, "lost|discard")
     rejects("moon", 3, params, play(), played_twice, "more than one place")
     rejects("moon", 3, params, play(), table_forgets, "played set")
+    second_actor = lambda s: s.__setitem__(M.ACTOR, (s[M.ACTOR] + 1) % 3)
+    rejects("moon", 3, params, bid(), second_actor, "acts in phase")
+    rejects("moon", 3, params, play(), second_actor, "acts in phase")
 
 
 def test_shifting_stones_checker_rejects_corrupted_states():
@@ -394,3 +401,16 @@ def test_play_catches_too_many_decisions(monkeypatch):
     monkeypatch.setitem(CHECKS, "moon", (CHECKS["moon"][0], lambda params, players: 5))
     with pytest.raises(AssertionError, match="more than the bound 5"):
         play("moon", 3, {"hand_cap": 3}, 5)
+
+
+def test_a_refusal_that_changed_the_state_is_caught(monkeypatch):
+    g = Game("moon", seed=3)
+    before = snapshot(g)
+
+    def sloppy(self, action):  # applies a move, then refuses
+        self.module.apply(self.state, self.params, self.legal_actions()[0])
+        raise GameError("refused, too late")
+
+    monkeypatch.setattr(Game, "step", sloppy)
+    with pytest.raises(AssertionError, match="changed the state"):
+        assert_refused(g, -1, before)
