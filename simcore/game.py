@@ -124,7 +124,9 @@ class Game:
         if self.is_over:
             raise GameError(f"the game is over ({len(self.actions)} actions played): no more actions")
         legal = self.legal_actions()
-        if not isinstance(action, (int, np.integer)) or int(action) not in legal:
+        # a bool is an int to Python, but True is no action id
+        if (not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_))
+                or int(action) not in legal):
             choices = ", ".join(f"{a} ({self.action_name(a)})" for a in legal)
             raise GameError(f"action {action!r} is not legal for seat {self.current_player} now; "
                             f"legal: {choices}")

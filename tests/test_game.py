@@ -47,6 +47,10 @@ def test_refusals_name_the_problem_and_leave_the_game_unchanged(game):
         g.step(illegal)
     assert "not legal" in str(err.value) and str(legal[0]) in str(err.value)
     assert np.array_equal(g.state, before) and g.actions == []
+    for flag in (True, False, np.True_):  # a bool is no action id, even where 0 or 1 is legal
+        with pytest.raises(GameError, match="not legal"):
+            g.step(flag)
+    assert np.array_equal(g.state, before) and g.actions == []
     with pytest.raises(ValueError):
         g.view(g.players)
     with pytest.raises(GameError, match="no seat"):
