@@ -151,8 +151,13 @@ class StudyStore:
         table = pa.Table.from_pandas(frame, schema=arrow_schema(frame), preserve_index=False)
         # no pandas metadata: it would record per-file dtypes (float for a column that is
         # null in this chunk) and the dataset's files would disagree
-        pq.write_table(table.replace_schema_metadata(None), tmp)
-        os.replace(tmp, f)
+        try:
+            pq.write_table(table.replace_schema_metadata(None), tmp)
+            os.replace(tmp, f)
+        except BaseException:
+            # Ctrl-C (or a full disk) mid-write: leave no half-written file behind
+            tmp.unlink(missing_ok=True)
+            raise
 
     def read(self, task: "Task") -> pd.DataFrame:
         """The stored chunk, cut to the task's games."""
