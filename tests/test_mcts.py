@@ -115,6 +115,41 @@ def test_stacks_completes_the_winning_sequence():
     assert S.action_name(a) == "play r5 from hand on red.1"
 
 
+def greedy_game_decisions(game, players, seed, limit):
+    """(state, params) before each decision of a greedy-vs-greedy game, up to ``limit``."""
+    module = load_game(game)
+    config = RunConfig.build(game, players, ",".join(["greedy"] * players), {}, seed)
+    params = config.params()
+    kinds, bp = bot_arrays(config.bots)
+    imem, fmem = allocate_memory(config.bots, module.INFO, players)
+    state = np.zeros(module.INFO.state_size(players), np.int64)
+    module.init(state, params, players, seed)
+    rng = np.arange(players, dtype=np.int64)
+    k = kernels_for(game)
+    out = []
+    while not module.is_terminal(state) and len(out) < limit:
+        out.append((state.copy(), params))
+        p = int(module.current_player(state))
+        module.apply(state, params, k.choose_action(kinds, bp, state, params, rng, p, imem, fmem))
+    return out
+
+
+def test_a_heavy_prior_plays_the_greedy_move_and_no_prior_does_not():
+    """With the prior's virtual wins far above the iterations, the root's greedy child
+    (expanded first) stays the most visited: mcts plays exactly greedy's moves; without
+    the prior it departs from them somewhere."""
+    same = {"heavy": 0, "none": 0}
+    decisions = greedy_game_decisions("sequence-stacks", 2, 3, 40)
+    for state, params in decisions:
+        want = decide("sequence-stacks", state, params, "greedy,greedy", 2)
+        if decide("sequence-stacks", state, params, "mcts:iterations=50:prior=100000", 2) == want:
+            same["heavy"] += 1
+        if decide("sequence-stacks", state, params, "mcts:iterations=50:prior=0", 2) == want:
+            same["none"] += 1
+    assert same["heavy"] == len(decisions) == 40
+    assert same["none"] < len(decisions)
+
+
 # ---- no cheating, determinism, memory --------------------------------------------------------
 def test_decision_ignores_the_hidden_information():
     """The conformance suite checks this at random positions; here the hand-built Moon one,
@@ -147,8 +182,8 @@ def test_same_results_on_one_and_two_threads(game, players, spec):
 
 def test_memory_grows_with_iterations_and_the_tree_fits():
     info = m.INFO
-    small = M.memory(info, 3, (100, 0.7, 0, 30, 0, -1))
-    big = M.memory(info, 3, (1000, 0.7, 0, 30, 0, -1))
+    small = M.memory(info, 3, (100, 0.7, 0, 30, 0, -1, 40))
+    big = M.memory(info, 3, (1000, 0.7, 0, 30, 0, -1, 40))
     assert big[0] - small[0] == 900 * M.NODE_INTS and big[1] - small[1] == 900 * 3
 
 
