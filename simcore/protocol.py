@@ -134,9 +134,6 @@ class GameInfo:
     # an upper bound on a game's decisions for the player count under any variant: the
     # engine's guard against a kernel that never ends (traces do not allocate this much)
     max_decisions: Callable[[int], int]
-    # no longer read by the runner (bots declare their working memory, ``BotSpec.memory``);
-    # kept so that game modules declaring it still load
-    scratch_size: int = 0
     chance: str = "explicit stochastic (resolved inside apply)"
     information: str = "imperfect"
     utility: str = "general-sum scores; win flags per seat"

@@ -110,20 +110,3 @@ def popcount(m):
 def random_set_bit(slots, i, mask):
     """A uniformly chosen set bit of a non-zero mask."""
     return kth_set_bit(mask, below(slots, i, popcount(mask)))
-
-
-@njit(cache=True)
-def shuffle(slots, i, arr, n):
-    """Fisher-Yates shuffle of ``arr[:n]`` in place with stream ``slots[i]``.  The stream
-    word is kept in a local for the loop (``arr`` may live in the same array as the
-    stream, so stepping it in memory would serialise every draw); the draws are exactly
-    those of ``below``."""
-    s = np.uint64(slots[i])
-    for j in range(n - 1, 0, -1):
-        s += GOLDEN
-        x = mix64(s) >> S32
-        k = np.int64((x * np.uint64(j + 1)) >> S32)
-        t = arr[j]
-        arr[j] = arr[k]
-        arr[k] = t
-    slots[i] = np.int64(s)

@@ -904,7 +904,6 @@ INFO = GameInfo(
     state_size=lambda players: STATE_SIZE,
     extra_columns=COLUMNS.extra_names,
     max_decisions=lambda players: MAX_DECISIONS_PER_HAND * OPTIONS[OPT_HAND_CAP].high,
-    scratch_size=NUM_ACTIONS,
     chance="deals resolved inside apply from the in-state stream",
     information="imperfect (hidden hands, widow and discard)",
     utility="points per hand; one winner per game",

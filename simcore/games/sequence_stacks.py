@@ -1003,7 +1003,6 @@ INFO = GameInfo(
     extra_columns=COLUMNS.extra_names,
     column_docs=tuple(COLUMNS.docs()),
     max_decisions=_max_decisions,
-    scratch_size=NUM_ACTIONS,
     rate_columns=("turns",),
     description=("Card game: build shared 1-5 runs per colour, earn chips of that colour, "
                  "first to 5 chips with at least 2 of each colour wins; skip, reverse, "

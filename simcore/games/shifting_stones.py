@@ -890,7 +890,6 @@ INFO = GameInfo(
     column_docs=tuple(COLUMNS.docs()),
     observation_size=lambda players: OBS_SIZE,
     max_decisions=_max_decisions,
-    scratch_size=NUM_ACTIONS,
     params_builder=build_params,
     chance="deal and reshuffles resolved inside apply from the in-state stream",
     information="imperfect (hidden hands and draw order)",
