@@ -131,7 +131,7 @@ from simcore.layout import COMMON_COLUMNS, Column, Columns, Field, Layout, copy_
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 from simcore.trace import parse_event
-from simcore.rng import below, kth_set_bit, lowest_bit_index, next_u64, popcount
+from simcore.rng import GOLDEN, below, kth_set_bit, lowest_bit_index, next_u64, popcount
 
 # ---------------------------------------------------------------------------- cards
 NCARD = 17
@@ -787,6 +787,37 @@ def apply(state, params, action):
         emptied = src == 0 and state[HAND_N + s] == 0
     if emptied:
         _draw(state, s, params[P_HAND])
+
+
+@njit(cache=True)
+def random_run(state, params, rng):
+    """Fast path for seats that all play at random: play the game to its end exactly as
+    ``random_action`` + ``apply`` would, decision for decision and with the same draws
+    from each seat's stream.  Returns the decisions taken."""
+    n = 0
+    while state[OVER] == 0:
+        w = state[WINDOW]
+        if w >= 0:
+            apply(state, params, A_BLOCK + below(rng, w, 2))
+            n += 1
+            continue
+        s = state[TURN]
+        hm = state[HAND_MASK + s]
+        n += 1
+        if hm == 0:
+            k = _count_in_turn(state, params, s, hm) if state[PLAYS] < TURN_PLAY_CAP else 0
+            if k == 0:
+                rng[s] = np.int64(np.uint64(rng[s]) + GOLDEN)  # below(rng, s, 1) = 0
+                _end_turn(state, params)
+                continue
+            r = below(rng, s, k + 1)
+            if r == k:
+                _end_turn(state, params)
+            else:
+                apply(state, params, _scan(state, params, state, r))
+            continue
+        apply(state, params, random_action(state, params, rng, s))
+    return n
 
 
 @njit(cache=True)
