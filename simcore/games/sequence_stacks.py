@@ -411,11 +411,13 @@ def _draw(state, s, count):
         _hand_add(state, s, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _begin_turn(state, params, t):
     state[TURN] = t
     state[TURNS] += 1
     state[PLAYS] = 0
+    if state[DRAW_POS] == state[DRAW_LEN] and state[COMPLETED_N] == 0:
+        return  # nothing to draw (the call would return at once): the stalled phase
     hs = params[P_HAND]
     hn = state[HAND_N + t]
     if params[P_REFILL] != 0:
@@ -425,7 +427,7 @@ def _begin_turn(state, params, t):
         _draw(state, t, hs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(state, params):
     n = state[PLAYERS]
     if state[TURNS] >= params[P_ROUND_CAP] * n:
@@ -681,6 +683,46 @@ def _count_in_turn(state, params, s, hm):
     return cnt
 
 
+@njit(cache=True, inline="always")
+def _count_top(state, params, s, top):
+    """``_count_in_turn`` of an empty hand: the legal plays of the discard top ``top``
+    alone (the stalled phase of a game: every hand empty, nothing left to draw)."""
+    if top < 0 or top == BLOCK_CARD:
+        return 0
+    if top < NUMBER_TYPES:
+        col = 1 if top >= 6 else 0
+        num = top - 6 * col
+        ppc = params[P_PILES]
+        if num == 5:
+            return ppc
+        base = PILE_TOP + col * MAX_PILES
+        cnt = 0
+        for kk in range(ppc):
+            if state[base + kk] == num:
+                cnt += 1
+        return cnt
+    if top <= REVERSE_CARD:
+        return 1
+    n = state[PLAYERS]
+    cnt = 0
+    if top == STEAL_CARD_CARD:
+        for v in range(n):
+            if v != s and state[DISC_N + v] > 0:
+                cnt += 1
+        return cnt
+    r = state[CHIPS + 2 * s]
+    b = state[CHIPS + 2 * s + 1]
+    red_ok = not _wins(r + 1, b, params)
+    blue_ok = not _wins(r, b + 1, params)
+    for v in range(n):
+        if v != s:
+            if red_ok and state[CHIPS + 2 * v] > 0:
+                cnt += 1
+            if blue_ok and state[CHIPS + 2 * v + 1] > 0:
+                cnt += 1
+    return cnt
+
+
 @njit(cache=True)
 def random_action(state, params, rng, slot):
     """Uniform over ``legal_actions`` (the same choice as ``legal[below(rng, slot, n)]``):
@@ -805,7 +847,7 @@ def random_run(state, params, rng):
         hm = state[HAND_MASK + s]
         n += 1
         if hm == 0:
-            k = _count_in_turn(state, params, s, hm) if state[PLAYS] < TURN_PLAY_CAP else 0
+            k = _count_top(state, params, s, discard_top(state, s)) if state[PLAYS] < TURN_PLAY_CAP else 0
             if k == 0:
                 rng[s] = np.int64(np.uint64(rng[s]) + GOLDEN)  # below(rng, s, 1) = 0
                 _end_turn(state, params)
@@ -816,7 +858,17 @@ def random_run(state, params, rng):
             else:
                 apply(state, params, _scan(state, params, state, r))
             continue
-        apply(state, params, random_action(state, params, rng, s))
+        # random_action, with the end of the turn (the likeliest pick) applied here
+        n_in = _count_in_turn(state, params, s, hm) if state[PLAYS] < TURN_PLAY_CAP else 0
+        r = below(rng, s, n_in + popcount(hm))
+        if r < n_in:
+            apply(state, params, _scan(state, params, state, r))
+            continue
+        c = kth_set_bit(hm, r - n_in)
+        _hand_remove(state, s, c)
+        state[DISC + s * DISC_CAP + state[DISC_N + s]] = c
+        state[DISC_N + s] += 1
+        _end_turn(state, params)
     return n
 
 
