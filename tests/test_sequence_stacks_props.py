@@ -129,6 +129,35 @@ def test_invariants_over_random_games(players, seed, variant):
         assert min(r, b) >= variant["min_each_colour"]
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st_.integers(2, 6), seed=st_.integers(0, 2**31), variant=VARIANTS,
+       start=st_.integers(0, 400))
+def test_random_run_leaves_the_state_stepping_leaves(players, seed, variant, start):
+    """From a position ``start`` random decisions into a game, ``random_run`` ends in the
+    very state (every slot) and bot streams that stepping ``random_action`` + ``apply``
+    reaches, after as many decisions; on the way, an empty hand's top-only count is the
+    full count with no hand."""
+    p = G.INFO.make_params(G.INFO.resolve_variant(variant))
+    st = np.zeros(G.STATE_SIZE, np.int64)
+    G.init(st, p, players, stream_key(seed, 0, 0))
+    rng = np.array([stream_key(seed, 0, s + 1) for s in range(players)], np.int64)
+    for _ in range(start):
+        if G.is_terminal(st):
+            break
+        G.apply(st, p, G.random_action(st, p, rng, G.current_player(st)))
+    fast, fast_rng = st.copy(), rng.copy()
+    n_fast = G.random_run(fast, p, fast_rng)
+    n = 0
+    while not G.is_terminal(st):
+        for s in range(players):
+            assert G._count_top(st, p, s, G.discard_top(st, s)) == G._count_in_turn(st, p, s, 0)
+        G.apply(st, p, G.random_action(st, p, rng, G.current_player(st)))
+        n += 1
+    assert n_fast == n
+    assert np.array_equal(fast, st)
+    assert np.array_equal(fast_rng, rng)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_batch_rows_are_consistent(players):
     R.set_threads(1)
