@@ -399,7 +399,7 @@ def _reshuffle(state):
     state[RESHUFFLES] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(state, s, count):
     for _ in range(count):
         c = pile_pop(state, DRAW, DRAW_POS, DRAW_LEN)
@@ -638,7 +638,7 @@ def legal_actions(state, params, out):
     return _scan(state, params, out, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_in_turn(state, params, s, hm):
     """Number of legal in-turn plays (all actions but the end of the turn), counted
     without enumerating them (the fast path of ``random_action``)."""
