@@ -72,7 +72,9 @@ the lowest index), so it is deterministic for a seed whatever the seat's RNG str
 import functools
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
@@ -151,6 +153,9 @@ def _neighbour_tables():
 NB3, NB_PAIR, PAIR_OF, NEIGH27, NEIGH9 = _neighbour_tables()
 # the neighbours of each cell, padded with the dummy cell 9
 NB = np.where(NB3 == 60, 9, NB3 // 3).astype(np.int64)
+# the shifts (pairs) of each cell, none for the dummy cell 9
+SHIFTS_OF = np.array([sum(1 << p for p, (a, b) in enumerate(PAIRS) if x in (a, b)) for x in range(10)],
+                     dtype=np.int64)
 # the moves touching any cell of a 9-bit set
 MOVES_TOUCHING = np.array(
     [sum(1 << p for p, (a, b) in enumerate(PAIRS) if (cells >> a) & 1 or (cells >> b) & 1)
@@ -162,6 +167,8 @@ MOVES_TOUCHING = np.array(
 # scratch[MEMO:MEMO+5]  a grid, some cards, and which of them match it (known after a move)
 # scratch[MEMO+5:+12]   after a two-move plan's first move: the state expected, the second
 #                       move (the best single move there) and the cards it completes
+# scratch[FIRST:FIRST+6] a turn's first decision that found nothing paying, and the state
+#                       it was for (solo: the next turn may start from the same one)
 # scratch[ACC:ACC+21]   plain search: per move (points << 8) + count of the cards it completes
 # The depth-2 list (``build_list``; PU overlaps ACC):
 # scratch[PU:PU+80]     per cell z (and a dummy cell 9) and face f (8 z + f), the moves
@@ -184,12 +191,16 @@ PLAN_SEAT, PLAN_GRID, PLAN_CARD, PLAN_LO, PLAN_HI, PLAN_MOVE = range(PLAN, PLAN 
 MEMO = PLAN + 6
 MC_GRID, MC_KNOWN_LO, MC_KNOWN_HI, MC_MATCH_LO, MC_MATCH_HI = range(MEMO, MEMO + 5)
 NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI = range(MEMO + 5, MEMO + 12)
-ACC = MEMO + 12
+FIRST = MEMO + 12
+FC_SEAT, FC_GRID, FC_LO, FC_HI, FC_BOT, FC_CV = range(FIRST, FIRST + 6)
+ACC = FIRST + 6
 PU = ACC
 PU_SIZE = 8 * 10
 R0 = PU + PU_SIZE
 U0 = R0 + MOVES
 GAIN = U0 + 1
+GAIN_SHIFT = 16  # GAIN's high part: the points of the cards with a completion whose R share is void
+GAIN_LOW = (1 << GAIN_SHIFT) - 1
 CHANGED_AT = GAIN + MOVES
 BASE = CHANGED_AT + MOVES
 CARD_W = 4
@@ -207,6 +218,14 @@ SCRATCH_SIZE = BASE + CARD_W * 12 + 2 * MAX_LIST
 MATCHED = np.int64(1) << 62
 
 
+@intrinsic
+def _float_bits(typingctx, x):
+    """The bits of a float64 as an int64 (to key a memo on a bot parameter exactly)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
 @kernel(inline="always")
 def do_move(grid, m):
     """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
@@ -220,6 +239,16 @@ def _without(lo, hi, c):
     if c < HALF:
         return lo & ~(np.int64(1) << c), hi
     return lo, hi & ~(np.int64(1) << (c - HALF))
+
+
+@kernel(inline="always")
+def _compress(v):
+    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
+    v &= 0x09249249
+    v = (v ^ (v >> 2)) & 0x030C30C3
+    v = (v ^ (v >> 4)) & 0x0300F00F
+    v = (v ^ (v >> 8)) & 0xFF0000FF
+    return (v ^ (v >> 16)) & 0x3FF
 
 
 @kernel(inline="always")
@@ -243,9 +272,8 @@ def analyse(grid, mask, value):
     want = (value >> sx) & 7
     same = ~(grid ^ REP[want])
     shows = same & (same >> 1) & (same >> 2) & NEIGH27[x] & ~mask  # neighbours showing `want`
-    comp1 = np.int64((x_bits >> sx) == 1) << (FLIP_BASE + x)
-    for k in range(4):
-        comp1 |= ((shows >> NB3[x, k]) & 1) << NB_PAIR[x, k]
+    # the shifts of x with a neighbour in `shows` (x itself is not in it)
+    comp1 = (np.int64((x_bits >> sx) == 1) << (FLIP_BASE + x)) | (SHIFTS_OF[x] & MOVES_TOUCHING[_compress(shows)])
     crossed = (((grid >> sx) & 7) == ((value >> sy) & 7)) & (((grid >> sy) & 7) == want)
     comp2 = np.int64(crossed) << PAIR_OF[x, y]
     comp = ((comp1 & -one) | (comp2 & -two)) & ALL_MOVES
@@ -395,16 +423,6 @@ def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
 @kernel(inline="always")
 def _face(grid, x):
     return (grid >> (3 * x)) & 7
-
-
-@kernel(inline="always")
-def _compress(v):
-    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
-    v &= 0x09249249
-    v = (v ^ (v >> 2)) & 0x030C30C3
-    v = (v ^ (v >> 4)) & 0x0300F00F
-    v = (v ^ (v >> 8)) & 0xFF0000FF
-    return (v ^ (v >> 16)) & 0x3FF
 
 
 @kernel(inline="always")
@@ -736,6 +754,14 @@ def _best_last(s, changed, limit, cost):
     return best, best_m, over
 
 
+@kernel(inline="always")
+def _bound(s, m, r, reach, cost, cv):
+    """What first move m is worth at most (see ``_rows_best``)."""
+    a = s[GAIN + m]
+    rest = min(r, reach - (a >> GAIN_SHIFT))
+    return (_root_acc(s, m) >> 5) - cost + max(0.0, rest + (a & GAIN_LOW) - cv)
+
+
 @kernel
 def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     """The best of the first moves in ``rows`` (value, move; ties: lowest move),
@@ -751,20 +777,30 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     while t:
         s[GAIN + trailing_zeros(t)] = 0
         t &= t - 1
+    reach = np.int64(0)  # the points of the cards some move completes from grid
     for k in range(slots):
         p = (s[BASE + CARD_W * k] >> 8) & 255
+        comp = s[BASE + CARD_W * k + 1] & ALL_MOVES
+        new = s[BASE + CARD_W * k + 3] & ALL_MOVES
         # a card the first move completes is scored then, not by the second move
-        g = s[BASE + CARD_W * k + 3] & rows & ~s[BASE + CARD_W * k + 1]
+        g = new & rows & ~comp
         while g:
             s[GAIN + trailing_zeros(g)] += p
             g &= g - 1
+        if comp:
+            reach += p
+            # ... and one that may gain is counted in G: neither is left for R
+            g = (new | comp) & rows
+            while g:
+                s[GAIN + trailing_zeros(g)] += p << GAIN_SHIFT
+                g &= g - 1
     first = -1
     top = NO_VALUE
     t = rows
     while t:
         m = trailing_zeros(t)
         t &= t - 1
-        ub = (_root_acc(s, m) >> 5) - cost + max(0.0, r + s[GAIN + m] - cv)
+        ub = _bound(s, m, r, reach, cost, cv)
         if ub > top + EPS:
             top = ub
             first = m
@@ -780,7 +816,7 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
         else:
             pick = trailing_zeros(t)
             t &= t - 1
-            ub = (_root_acc(s, pick) >> 5) - cost + max(0.0, r + s[GAIN + pick] - cv)
+            ub = _bound(s, pick, r, reach, cost, cv)
             if ub < best - EPS or (ub <= best + EPS and pick > best_m):
                 continue
         pts, n, changed = _row(params, grid, pick, slots, s)
@@ -1085,6 +1121,14 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1
         return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
+    first = state[TURN_ACTIONS] == 0 and d >= 1
+    bot = h | (depth << 8)
+    cv_bits = _float_bits(card_value)
+    if (first and scratch[FC_SEAT] == seat and scratch[FC_GRID] == grid and scratch[FC_LO] == lo
+            and scratch[FC_HI] == hi and scratch[FC_BOT] == bot and scratch[FC_CV] == cv_bits):
+        # the search of this state found nothing paying (solo: a turn after one that ended
+        # without acting starts from the same grid and hand)
+        return SKIP if can_skip else END
     slots = -1
     rows = np.int64(0)
     if d == 2:
@@ -1115,6 +1159,13 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         else:
             c = _payer(params, grid, lo, hi, m1, d, cv, scratch)
         return _remember(scratch, seat, grid, lo, hi, c, m1, m2, mode != 0)
+    if first and not (m1 >= 0 and best > EPS):
+        scratch[FC_SEAT] = seat
+        scratch[FC_GRID] = grid
+        scratch[FC_LO] = lo
+        scratch[FC_HI] = hi
+        scratch[FC_BOT] = bot
+        scratch[FC_CV] = cv_bits
     if can_skip:
         return SKIP
     return END
