@@ -176,8 +176,9 @@ MOVES_TOUCHING = np.array(
 # scratch[R0:R0+21]     per move: (points << 5) + count of the cards it completes from the
 #                       search's grid
 # scratch[U0]           the moves completing some card from the search's grid
-# scratch[GAIN:GAIN+21] per first move: the points of the cards that may gain after it
-# scratch[CHANGED_AT:+21] per first move: the cards (bit k) whose completions may change
+# scratch[GAIN:GAIN+21] per first move: the points of the cards that may gain after it,
+#                       and << GAIN_SHIFT those of the cards with completions from the
+#                       search's grid that it completes or after which they may gain
 # scratch[BASE:]        per card k (CARD_W slots): card | points << 8 | first placement << 16
 #                       | end of its placements << 24; its completions at the search's grid;
 #                       its completions after the first move tried (when they may have
@@ -201,8 +202,7 @@ U0 = R0 + MOVES
 GAIN = U0 + 1
 GAIN_SHIFT = 16  # GAIN's high part: the points of the cards with a completion whose R share is void
 GAIN_LOW = (1 << GAIN_SHIFT) - 1
-CHANGED_AT = GAIN + MOVES
-BASE = CHANGED_AT + MOVES
+BASE = GAIN + MOVES
 CARD_W = 4
 # after the search PU holds the best first move's changed cards, second move and their
 # completions (for the payer)
@@ -458,13 +458,11 @@ def _new_rows(s, grid, cells, wrong, value):
         fx = _face(grid, x)
         inside = MOVES_TOUCHING[cells]
         new = _puts(s, x, w) | (_puts(s, x, w ^ 1) & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)])
-        for k in range(4):
+        for k in range(4):  # branch-free: inside (and fixed by fx) or outside
             y = NB[x, k]
-            if (cells >> y) & 1:
-                if fx == (value >> (3 * y)) & 7:
-                    new |= _puts(s, y, w)
-            else:
-                new |= _puts(s, y, w) & ~inside
+            iny = (cells >> y) & 1
+            sel = (~inside & (iny - 1)) | -(iny & np.int64(fx == (value >> (3 * y)) & 7))
+            new |= _puts(s, y, w) & sel
         return new
     if rest & (rest - 1) == 0:
         y = trailing_zeros(rest)
@@ -477,11 +475,8 @@ def _new_rows(s, grid, cells, wrong, value):
         fix_y = np.int64(((py & ~MOVES_TOUCHING[cells & ~(np.int64(1) << y)]) != 0) | (fx >> 1 == wy >> 1))
         fix_x = np.int64(((px & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)]) != 0) | (fy >> 1 == wx >> 1))
         new = (px & -fix_y) | (py & -fix_x)
-        if (NEIGH9[x] >> y) & 1:
-            if fy == wx:
-                new |= _puts(s, x, wy)
-            if fx == wy:
-                new |= _puts(s, y, wx)
+        adj = (NEIGH9[x] >> y) & 1
+        new |= (_puts(s, x, wy) & -(adj & np.int64(fy == wx))) | (_puts(s, y, wx) & -(adj & np.int64(fx == wy)))
         return new
     nw = popcount(wrong)
     new = np.int64(0)
@@ -533,9 +528,6 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
         k0, k1, k2, k3 = _build_puts(grid, s)
     rows = np.int64(0)
     union = np.int64(0)
-    if with_new:
-        for m in range(MOVES):
-            s[CHANGED_AT + m] = 0
     k = 0
     e = 0
     for word in range(2):
@@ -570,10 +562,6 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
             s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
             s[BASE + CARD_W * k + 1] = card_comp
             s[BASE + CARD_W * k + 3] = card_new
-            ch = card_new >> MOVES
-            while ch:
-                s[CHANGED_AT + trailing_zeros(ch)] |= np.int64(1) << k
-                ch &= ch - 1
             union |= card_comp
             add = (p << 5) | 1
             while card_comp:  # the points and count each move completes from grid
@@ -693,7 +681,9 @@ def _row(params, grid, m1, slots, s):
     completions (MATCHED if it matches) in their third slot; the others keep the second."""
     pl = BASE + CARD_W * slots
     g1 = do_move(grid, m1)
-    changed = s[CHANGED_AT + m1]
+    changed = np.int64(0)
+    for k in range(slots):  # (gathered here: cheaper than a table per move in build_list)
+        changed |= ((s[BASE + CARD_W * k + 3] >> (MOVES + m1)) & 1) << k
     pts = np.int64(0)
     n = np.int64(0)
     ch = changed
