@@ -35,10 +35,13 @@ below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_thresh
 (1 and more lose), ``depth`` 2 (depth 1 loses about 85-15; depth 3 is stronger still but
 many times slower).
 
-Cost (``playlab bench shifting-stones --bots greedy --threads 1``): a greedy decision
-costs 3.9-4.5 random decisions in the same positions and its games run at 3.3-4.6x fewer
-decisions/s than all-random play (1-5 players); ``depth=1`` about 2.8x.  Nearly all of it
-is the depth-2 search at the first decision of a turn.
+Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
+compiled without reference counting): a greedy decision costs about 4.8-5.1 random
+decisions in the same positions at 1-5 players (``x same``; 5.3-5.5 before the tighter
+bound, the table-driven ``analyse`` and the solo memo below, measured side by side on a
+shared 2-core machine, where figures move by about 5%).  About 70% of it is the first
+decision of a turn that goes on to move (~4000 cycles: the list with its rows and the
+first moves tried about half each, the payer ~6%), 15% the quick look after a move.
 
 Which card pays: among the cards the plan does not score, the one farthest from matching
 the grid the plan leads to (most wrong cells in its best placement), then the one worth
@@ -58,12 +61,19 @@ best bound first, analysing again only the placements those moves can change
 too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
 the 21 first moves (and pairs) one by one.
 
+A turn's first search that finds nothing paying is remembered with its state (FIRST):
+in the solo game a turn that ended without acting is followed by one from the same grid
+and hand (about 20% of solo first decisions), and the answer is the same.
+
 Measured as not worth it (so not done): making ``_row``'s re-analysis branch-free
-(analysing every placement of a changed card: about 20% slower), and skipping the quick
+(analysing every placement of a changed card: about 20% slower), skipping the quick
 look after a first move whose plan had no paying second move (it provably fails then,
-but that happens in about 1.5% of decisions).  Where the time goes (2 players, per
-first decision of a turn, which is most of the bot's cost): the list with its rows
-about 40%, the first moves tried (about 5 of 9 rows, ~100 ns each) the rest.
+but that happens in about 1.5% of decisions), and trying the first moves in full bound
+order rather than the best bound first (5.5 -> 5.4 of 9 rows tried).  The bound
+(``_rows_best``) has the first moves tried at about 4.5 of 9 rows (5.5 before a card
+that the move completes or that may gain stopped counting in R too); an exact bound would
+try 1.  Timing pieces with repeated short runs misleads here: the branch predictor learns
+the repeated positions and the gain looks three times what the bench then shows.
 
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
@@ -709,11 +719,44 @@ def _row(params, grid, m1, slots, s):
 
 
 @kernel(inline="always")
+def _changed_card(s, ch):
+    """For the lowest card of the set ``ch`` (none: a void card 0): (its points and count
+    as in R0, its completions at the search's grid, after the first move), the rest of ch."""
+    valid = -np.int64(ch != 0)
+    k = trailing_zeros(ch | (np.int64(1) << 62)) & valid
+    add = ((((s[BASE + CARD_W * k] >> 8) & 255) << 5) | 1) & valid
+    return add, s[BASE + CARD_W * k + 1] & valid, s[BASE + CARD_W * k + 2] & valid, ch & (ch - 1)
+
+
+@kernel(inline="always")
 def _best_last(s, changed, limit, cost):
     """Best second move after ``_row``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
     ...) if none.  The points and counts from the search's grid are corrected for the
-    cards that changed."""
+    cards that changed (up to three, the usual case, without a loop per move: its exit
+    is hard to predict)."""
+    best = NO_VALUE
+    best_m = -1
+    over = False
+    if popcount(changed) <= 3:
+        add_a, old_a, new_a, ch = _changed_card(s, changed)
+        add_b, old_b, new_b, ch = _changed_card(s, ch)
+        add_c, old_c, new_c, ch = _changed_card(s, ch)
+        union = (s[U0] | new_a | new_b | new_c) & ALL_MOVES
+        while union:
+            m = trailing_zeros(union)
+            union &= union - 1
+            a = (_root_acc(s, m) + add_a * (((new_a >> m) & 1) - ((old_a >> m) & 1))
+                 + add_b * (((new_b >> m) & 1) - ((old_b >> m) & 1))
+                 + add_c * (((new_c >> m) & 1) - ((old_c >> m) & 1)))
+            if a & 31 > limit:
+                over = True
+            elif a > 0:
+                v = (a >> 5) - cost
+                if v > best + EPS:
+                    best = v
+                    best_m = m
+        return best, best_m, over
     union = s[U0]
     ch = changed
     while ch:
@@ -721,9 +764,6 @@ def _best_last(s, changed, limit, cost):
         ch &= ch - 1
         union |= s[BASE + CARD_W * k + 2]
     union &= ALL_MOVES
-    best = NO_VALUE
-    best_m = -1
-    over = False
     while union:
         m = trailing_zeros(union)
         union &= union - 1
@@ -756,9 +796,11 @@ def _bound(s, m, r, reach, cost, cv):
 def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     """The best of the first moves in ``rows`` (value, move; ties: lowest move),
     (NO_VALUE, -1) if none.  A move is worth at most pts1 - cost + max(0, R + G - cv): the
-    points it completes at once, R the most one move completes from ``grid``, G the points
-    of the cards that may gain completions after it (the others keep theirs or lose
-    some; a card the move completes is not counted in G, as it is scored at once).
+    points it completes at once, G the points of the cards that may gain completions
+    after it (the others keep theirs or lose some; a card the move completes is not
+    counted in G, as it is scored at once), R the most one move completes from ``grid``,
+    and at most the points of the cards with completions there that are neither
+    completed by the move nor counted in G (what the other cards can still bring).
     The move with the highest bound is tried first, then the others in order;
     a move whose bound falls short of the best found cannot win and is not tried.
     The best move's changed cards and second move are left in scratch for the payer."""
