@@ -35,10 +35,13 @@ below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_thresh
 (1 and more lose), ``depth`` 2 (depth 1 loses about 85-15; depth 3 is stronger still but
 many times slower).
 
-Cost (``playlab bench shifting-stones --bots greedy --threads 1``): a greedy decision
-costs 3.9-4.5 random decisions in the same positions and its games run at 3.3-4.6x fewer
-decisions/s than all-random play (1-5 players); ``depth=1`` about 2.8x.  Nearly all of it
-is the depth-2 search at the first decision of a turn.
+Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
+compiled without reference counting): a greedy decision costs about 4.8-5.1 random
+decisions in the same positions at 1-5 players (``x same``; 5.3-5.5 before the tighter
+bound, the table-driven ``analyse`` and the solo memo below, measured side by side on a
+shared 2-core machine, where figures move by about 5%).  About 70% of it is the first
+decision of a turn that goes on to move (~4000 cycles: the list with its rows and the
+first moves tried about half each, the payer ~6%), 15% the quick look after a move.
 
 Which card pays: among the cards the plan does not score, the one farthest from matching
 the grid the plan leads to (most wrong cells in its best placement), then the one worth
@@ -58,12 +61,19 @@ best bound first, analysing again only the placements those moves can change
 too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
 the 21 first moves (and pairs) one by one.
 
+A turn's first search that finds nothing paying is remembered with its state (FIRST):
+in the solo game a turn that ended without acting is followed by one from the same grid
+and hand (about 20% of solo first decisions), and the answer is the same.
+
 Measured as not worth it (so not done): making ``_row``'s re-analysis branch-free
-(analysing every placement of a changed card: about 20% slower), and skipping the quick
+(analysing every placement of a changed card: about 20% slower), skipping the quick
 look after a first move whose plan had no paying second move (it provably fails then,
-but that happens in about 1.5% of decisions).  Where the time goes (2 players, per
-first decision of a turn, which is most of the bot's cost): the list with its rows
-about 40%, the first moves tried (about 5 of 9 rows, ~100 ns each) the rest.
+but that happens in about 1.5% of decisions), and trying the first moves in full bound
+order rather than the best bound first (5.5 -> 5.4 of 9 rows tried).  The bound
+(``_rows_best``) has the first moves tried at about 4.5 of 9 rows (5.5 before a card
+that the move completes or that may gain stopped counting in R too); an exact bound would
+try 1.  Timing pieces with repeated short runs misleads here: the branch predictor learns
+the repeated positions and the gain looks three times what the bench then shows.
 
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
@@ -72,7 +82,9 @@ the lowest index), so it is deterministic for a seed whatever the seat's RNG str
 import functools
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
@@ -151,6 +163,9 @@ def _neighbour_tables():
 NB3, NB_PAIR, PAIR_OF, NEIGH27, NEIGH9 = _neighbour_tables()
 # the neighbours of each cell, padded with the dummy cell 9
 NB = np.where(NB3 == 60, 9, NB3 // 3).astype(np.int64)
+# the shifts (pairs) of each cell, none for the dummy cell 9
+SHIFTS_OF = np.array([sum(1 << p for p, (a, b) in enumerate(PAIRS) if x in (a, b)) for x in range(10)],
+                     dtype=np.int64)
 # the moves touching any cell of a 9-bit set
 MOVES_TOUCHING = np.array(
     [sum(1 << p for p, (a, b) in enumerate(PAIRS) if (cells >> a) & 1 or (cells >> b) & 1)
@@ -162,6 +177,8 @@ MOVES_TOUCHING = np.array(
 # scratch[MEMO:MEMO+5]  a grid, some cards, and which of them match it (known after a move)
 # scratch[MEMO+5:+12]   after a two-move plan's first move: the state expected, the second
 #                       move (the best single move there) and the cards it completes
+# scratch[FIRST:FIRST+6] a turn's first decision that found nothing paying, and the state
+#                       it was for (solo: the next turn may start from the same one)
 # scratch[ACC:ACC+21]   plain search: per move (points << 8) + count of the cards it completes
 # The depth-2 list (``build_list``; PU overlaps ACC):
 # scratch[PU:PU+80]     per cell z (and a dummy cell 9) and face f (8 z + f), the moves
@@ -169,8 +186,9 @@ MOVES_TOUCHING = np.array(
 # scratch[R0:R0+21]     per move: (points << 5) + count of the cards it completes from the
 #                       search's grid
 # scratch[U0]           the moves completing some card from the search's grid
-# scratch[GAIN:GAIN+21] per first move: the points of the cards that may gain after it
-# scratch[CHANGED_AT:+21] per first move: the cards (bit k) whose completions may change
+# scratch[GAIN:GAIN+21] per first move: the points of the cards that may gain after it,
+#                       and << GAIN_SHIFT those of the cards with completions from the
+#                       search's grid that it completes or after which they may gain
 # scratch[BASE:]        per card k (CARD_W slots): card | points << 8 | first placement << 16
 #                       | end of its placements << 24; its completions at the search's grid;
 #                       its completions after the first move tried (when they may have
@@ -184,14 +202,17 @@ PLAN_SEAT, PLAN_GRID, PLAN_CARD, PLAN_LO, PLAN_HI, PLAN_MOVE = range(PLAN, PLAN 
 MEMO = PLAN + 6
 MC_GRID, MC_KNOWN_LO, MC_KNOWN_HI, MC_MATCH_LO, MC_MATCH_HI = range(MEMO, MEMO + 5)
 NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI = range(MEMO + 5, MEMO + 12)
-ACC = MEMO + 12
+FIRST = MEMO + 12
+FC_SEAT, FC_GRID, FC_LO, FC_HI, FC_BOT, FC_CV = range(FIRST, FIRST + 6)
+ACC = FIRST + 6
 PU = ACC
 PU_SIZE = 8 * 10
 R0 = PU + PU_SIZE
 U0 = R0 + MOVES
 GAIN = U0 + 1
-CHANGED_AT = GAIN + MOVES
-BASE = CHANGED_AT + MOVES
+GAIN_SHIFT = 16  # GAIN's high part: the points of the cards with a completion whose R share is void
+GAIN_LOW = (1 << GAIN_SHIFT) - 1
+BASE = GAIN + MOVES
 CARD_W = 4
 # after the search PU holds the best first move's changed cards, second move and their
 # completions (for the payer)
@@ -207,6 +228,14 @@ SCRATCH_SIZE = BASE + CARD_W * 12 + 2 * MAX_LIST
 MATCHED = np.int64(1) << 62
 
 
+@intrinsic
+def _float_bits(typingctx, x):
+    """The bits of a float64 as an int64 (to key a memo on a bot parameter exactly)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
 @kernel(inline="always")
 def do_move(grid, m):
     """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
@@ -220,6 +249,16 @@ def _without(lo, hi, c):
     if c < HALF:
         return lo & ~(np.int64(1) << c), hi
     return lo, hi & ~(np.int64(1) << (c - HALF))
+
+
+@kernel(inline="always")
+def _compress(v):
+    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
+    v &= 0x09249249
+    v = (v ^ (v >> 2)) & 0x030C30C3
+    v = (v ^ (v >> 4)) & 0x0300F00F
+    v = (v ^ (v >> 8)) & 0xFF0000FF
+    return (v ^ (v >> 16)) & 0x3FF
 
 
 @kernel(inline="always")
@@ -243,9 +282,8 @@ def analyse(grid, mask, value):
     want = (value >> sx) & 7
     same = ~(grid ^ REP[want])
     shows = same & (same >> 1) & (same >> 2) & NEIGH27[x] & ~mask  # neighbours showing `want`
-    comp1 = np.int64((x_bits >> sx) == 1) << (FLIP_BASE + x)
-    for k in range(4):
-        comp1 |= ((shows >> NB3[x, k]) & 1) << NB_PAIR[x, k]
+    # the shifts of x with a neighbour in `shows` (x itself is not in it)
+    comp1 = (np.int64((x_bits >> sx) == 1) << (FLIP_BASE + x)) | (SHIFTS_OF[x] & MOVES_TOUCHING[_compress(shows)])
     crossed = (((grid >> sx) & 7) == ((value >> sy) & 7)) & (((grid >> sy) & 7) == want)
     comp2 = np.int64(crossed) << PAIR_OF[x, y]
     comp = ((comp1 & -one) | (comp2 & -two)) & ALL_MOVES
@@ -398,16 +436,6 @@ def _face(grid, x):
 
 
 @kernel(inline="always")
-def _compress(v):
-    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
-    v &= 0x09249249
-    v = (v ^ (v >> 2)) & 0x030C30C3
-    v = (v ^ (v >> 4)) & 0x0300F00F
-    v = (v ^ (v >> 8)) & 0xFF0000FF
-    return (v ^ (v >> 16)) & 0x3FF
-
-
-@kernel(inline="always")
 def _puts(s, z, f):
     """The moves after which cell ``z`` shows face ``f`` and did not before (0 for the
     dummy cell 9)."""
@@ -440,13 +468,11 @@ def _new_rows(s, grid, cells, wrong, value):
         fx = _face(grid, x)
         inside = MOVES_TOUCHING[cells]
         new = _puts(s, x, w) | (_puts(s, x, w ^ 1) & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)])
-        for k in range(4):
+        for k in range(4):  # branch-free: inside (and fixed by fx) or outside
             y = NB[x, k]
-            if (cells >> y) & 1:
-                if fx == (value >> (3 * y)) & 7:
-                    new |= _puts(s, y, w)
-            else:
-                new |= _puts(s, y, w) & ~inside
+            iny = (cells >> y) & 1
+            sel = (~inside & (iny - 1)) | -(iny & np.int64(fx == (value >> (3 * y)) & 7))
+            new |= _puts(s, y, w) & sel
         return new
     if rest & (rest - 1) == 0:
         y = trailing_zeros(rest)
@@ -459,11 +485,8 @@ def _new_rows(s, grid, cells, wrong, value):
         fix_y = np.int64(((py & ~MOVES_TOUCHING[cells & ~(np.int64(1) << y)]) != 0) | (fx >> 1 == wy >> 1))
         fix_x = np.int64(((px & ~MOVES_TOUCHING[cells & ~(np.int64(1) << x)]) != 0) | (fy >> 1 == wx >> 1))
         new = (px & -fix_y) | (py & -fix_x)
-        if (NEIGH9[x] >> y) & 1:
-            if fy == wx:
-                new |= _puts(s, x, wy)
-            if fx == wy:
-                new |= _puts(s, y, wx)
+        adj = (NEIGH9[x] >> y) & 1
+        new |= (_puts(s, x, wy) & -(adj & np.int64(fy == wx))) | (_puts(s, y, wx) & -(adj & np.int64(fx == wy)))
         return new
     nw = popcount(wrong)
     new = np.int64(0)
@@ -515,9 +538,6 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
         k0, k1, k2, k3 = _build_puts(grid, s)
     rows = np.int64(0)
     union = np.int64(0)
-    if with_new:
-        for m in range(MOVES):
-            s[CHANGED_AT + m] = 0
     k = 0
     e = 0
     for word in range(2):
@@ -552,10 +572,6 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
             s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
             s[BASE + CARD_W * k + 1] = card_comp
             s[BASE + CARD_W * k + 3] = card_new
-            ch = card_new >> MOVES
-            while ch:
-                s[CHANGED_AT + trailing_zeros(ch)] |= np.int64(1) << k
-                ch &= ch - 1
             union |= card_comp
             add = (p << 5) | 1
             while card_comp:  # the points and count each move completes from grid
@@ -675,7 +691,9 @@ def _row(params, grid, m1, slots, s):
     completions (MATCHED if it matches) in their third slot; the others keep the second."""
     pl = BASE + CARD_W * slots
     g1 = do_move(grid, m1)
-    changed = s[CHANGED_AT + m1]
+    changed = np.int64(0)
+    for k in range(slots):  # (gathered here: cheaper than a table per move in build_list)
+        changed |= ((s[BASE + CARD_W * k + 3] >> (MOVES + m1)) & 1) << k
     pts = np.int64(0)
     n = np.int64(0)
     ch = changed
@@ -701,11 +719,44 @@ def _row(params, grid, m1, slots, s):
 
 
 @kernel(inline="always")
+def _changed_card(s, ch):
+    """For the lowest card of the set ``ch`` (none: a void card 0): (its points and count
+    as in R0, its completions at the search's grid, after the first move), the rest of ch."""
+    valid = -np.int64(ch != 0)
+    k = trailing_zeros(ch | (np.int64(1) << 62)) & valid
+    add = ((((s[BASE + CARD_W * k] >> 8) & 255) << 5) | 1) & valid
+    return add, s[BASE + CARD_W * k + 1] & valid, s[BASE + CARD_W * k + 2] & valid, ch & (ch - 1)
+
+
+@kernel(inline="always")
 def _best_last(s, changed, limit, cost):
     """Best second move after ``_row``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
     ...) if none.  The points and counts from the search's grid are corrected for the
-    cards that changed."""
+    cards that changed (up to three, the usual case, without a loop per move: its exit
+    is hard to predict)."""
+    best = NO_VALUE
+    best_m = -1
+    over = False
+    if popcount(changed) <= 3:
+        add_a, old_a, new_a, ch = _changed_card(s, changed)
+        add_b, old_b, new_b, ch = _changed_card(s, ch)
+        add_c, old_c, new_c, ch = _changed_card(s, ch)
+        union = (s[U0] | new_a | new_b | new_c) & ALL_MOVES
+        while union:
+            m = trailing_zeros(union)
+            union &= union - 1
+            a = (_root_acc(s, m) + add_a * (((new_a >> m) & 1) - ((old_a >> m) & 1))
+                 + add_b * (((new_b >> m) & 1) - ((old_b >> m) & 1))
+                 + add_c * (((new_c >> m) & 1) - ((old_c >> m) & 1)))
+            if a & 31 > limit:
+                over = True
+            elif a > 0:
+                v = (a >> 5) - cost
+                if v > best + EPS:
+                    best = v
+                    best_m = m
+        return best, best_m, over
     union = s[U0]
     ch = changed
     while ch:
@@ -713,9 +764,6 @@ def _best_last(s, changed, limit, cost):
         ch &= ch - 1
         union |= s[BASE + CARD_W * k + 2]
     union &= ALL_MOVES
-    best = NO_VALUE
-    best_m = -1
-    over = False
     while union:
         m = trailing_zeros(union)
         union &= union - 1
@@ -736,13 +784,23 @@ def _best_last(s, changed, limit, cost):
     return best, best_m, over
 
 
+@kernel(inline="always")
+def _bound(s, m, r, reach, cost, cv):
+    """What first move m is worth at most (see ``_rows_best``)."""
+    a = s[GAIN + m]
+    rest = min(r, reach - (a >> GAIN_SHIFT))
+    return (_root_acc(s, m) >> 5) - cost + max(0.0, rest + (a & GAIN_LOW) - cv)
+
+
 @kernel
 def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     """The best of the first moves in ``rows`` (value, move; ties: lowest move),
     (NO_VALUE, -1) if none.  A move is worth at most pts1 - cost + max(0, R + G - cv): the
-    points it completes at once, R the most one move completes from ``grid``, G the points
-    of the cards that may gain completions after it (the others keep theirs or lose
-    some; a card the move completes is not counted in G, as it is scored at once).
+    points it completes at once, G the points of the cards that may gain completions
+    after it (the others keep theirs or lose some; a card the move completes is not
+    counted in G, as it is scored at once), R the most one move completes from ``grid``,
+    and at most the points of the cards with completions there that are neither
+    completed by the move nor counted in G (what the other cards can still bring).
     The move with the highest bound is tried first, then the others in order;
     a move whose bound falls short of the best found cannot win and is not tried.
     The best move's changed cards and second move are left in scratch for the payer."""
@@ -751,20 +809,30 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
     while t:
         s[GAIN + trailing_zeros(t)] = 0
         t &= t - 1
+    reach = np.int64(0)  # the points of the cards some move completes from grid
     for k in range(slots):
         p = (s[BASE + CARD_W * k] >> 8) & 255
+        comp = s[BASE + CARD_W * k + 1] & ALL_MOVES
+        new = s[BASE + CARD_W * k + 3] & ALL_MOVES
         # a card the first move completes is scored then, not by the second move
-        g = s[BASE + CARD_W * k + 3] & rows & ~s[BASE + CARD_W * k + 1]
+        g = new & rows & ~comp
         while g:
             s[GAIN + trailing_zeros(g)] += p
             g &= g - 1
+        if comp:
+            reach += p
+            # ... and one that may gain is counted in G: neither is left for R
+            g = (new | comp) & rows
+            while g:
+                s[GAIN + trailing_zeros(g)] += p << GAIN_SHIFT
+                g &= g - 1
     first = -1
     top = NO_VALUE
     t = rows
     while t:
         m = trailing_zeros(t)
         t &= t - 1
-        ub = (_root_acc(s, m) >> 5) - cost + max(0.0, r + s[GAIN + m] - cv)
+        ub = _bound(s, m, r, reach, cost, cv)
         if ub > top + EPS:
             top = ub
             first = m
@@ -780,7 +848,7 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
         else:
             pick = trailing_zeros(t)
             t &= t - 1
-            ub = (_root_acc(s, pick) >> 5) - cost + max(0.0, r + s[GAIN + pick] - cv)
+            ub = _bound(s, pick, r, reach, cost, cv)
             if ub < best - EPS or (ub <= best + EPS and pick > best_m):
                 continue
         pts, n, changed = _row(params, grid, pick, slots, s)
@@ -1085,6 +1153,14 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1
         return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
+    first = state[TURN_ACTIONS] == 0 and d >= 1
+    bot = h | (depth << 8)
+    cv_bits = _float_bits(card_value)
+    if (first and scratch[FC_SEAT] == seat and scratch[FC_GRID] == grid and scratch[FC_LO] == lo
+            and scratch[FC_HI] == hi and scratch[FC_BOT] == bot and scratch[FC_CV] == cv_bits):
+        # the search of this state found nothing paying (solo: a turn after one that ended
+        # without acting starts from the same grid and hand)
+        return SKIP if can_skip else END
     slots = -1
     rows = np.int64(0)
     if d == 2:
@@ -1115,6 +1191,13 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         else:
             c = _payer(params, grid, lo, hi, m1, d, cv, scratch)
         return _remember(scratch, seat, grid, lo, hi, c, m1, m2, mode != 0)
+    if first and not (m1 >= 0 and best > EPS):
+        scratch[FC_SEAT] = seat
+        scratch[FC_GRID] = grid
+        scratch[FC_LO] = lo
+        scratch[FC_HI] = hi
+        scratch[FC_BOT] = bot
+        scratch[FC_CV] = cv_bits
     if can_skip:
         return SKIP
     return END
