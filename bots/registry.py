@@ -24,7 +24,7 @@ import numpy as np
 from simcore.engine import RANDOM_BOT
 
 # every bot's parameters travel to the kernels as one float64 row of this width
-MAX_BOT_PARAMS = 8
+MAX_BOT_PARAMS = 10
 # the engine calls the game's own random_action for this kind, never a policy
 RANDOM_KIND = RANDOM_BOT
 # the game's own bots take the kinds right after random

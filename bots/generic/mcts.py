@@ -1,18 +1,35 @@
 """``mcts``: information-set Monte Carlo tree search, for every game.
 
-Variant: single-observer ISMCTS (Cowling, Powley & Whitehouse 2012).  One tree per
-decision, over the acting seat's information set: every iteration samples a world with
-the game's ``determinize`` from the seat's ``observe`` view (its own hand and everything
-public fixed, the rest dealt at random), walks the tree choosing among the children whose
-action is legal *in that world* by UCB1 with availability counts (a child's exploration
-term uses how often it was available, not its parent's visits), expands one untried legal
-action (the game's greedy move in that world first, with ``prior`` virtual wins; else one
-at random), finishes the world with a rollout and backs up the whole
+Variant: single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) with progressive
+widening below the root, a progressive bias towards the game's greedy move, and greedy
+rollouts cut off by the game's ``evaluate``.  One tree per decision, over the acting seat's
+information set: every iteration samples a world with the game's ``determinize`` from the
+seat's ``observe`` view (its own hand and everything public fixed, the rest dealt at
+random), walks the tree choosing among the children whose action is legal *in that world*
+by UCB1 with availability counts (a child's exploration term uses how often it was
+available, not its parent's visits), expands one action (the game's greedy move in that
+world first, else one at random), finishes the world with a rollout and backs up the whole
 per-seat value vector; a node's value is read for the seat that chose its action, so each
 seat maximises its own value (2-6 players, general sum).  Single-observer because it needs
 no per-seat trees and is the paper's baseline; its known weakness (opponents' nodes pool
 their information sets with ours) matters least against non-adaptive opponents like the
 greedy bots.  The decision: the root child with the most visits (ties: lowest action).
+
+Why the additions (measured, README's MCTS section).  The games' turns are chains of the
+same seat's decisions (Shifting Stones: score, pay, move, ... end; Sequence Stacks: play,
+play, ... discard).  Plain ISMCTS expands every legal action of a node before it chooses
+again, so a move that continues the turn is valued through its own seat's first, mostly
+random, follow-ups, while ending the turn is valued through the *opponent's* random
+follow-ups: the search learns to end turns early.  Full-width trees lost to greedy badly
+(Sequence Stacks 0.17-0.18 and Shifting Stones 0.27 with trees 3 deep; 0.02 without prior
+or widening).  So below the root a node opens a new child only every so often (at most
+1 + ``widening`` * sqrt(visits) children; the first is the greedy move of the walked world),
+which keeps a chain's value close to its best continuation; the root tries every action.
+Random rollouts are poor judges of these games' positions; the greedy bot's are good, cut
+off after ``depth`` decisions where the game's ``evaluate`` (a soft win probability from
+the scores) is smoother than a played-out 0/1 result (Shifting Stones 0.65 against 0.55 to
+the end).  A child's mean starts from ``smoothing`` virtual visits at its parent's mean, so
+one unlucky world does not bury it under a low exploration constant.
 
 A node is keyed by (seat to move, action): a decision whose seat depends on hidden
 information (none today) stays separate.  Every shape of decision the games have goes
@@ -21,9 +38,9 @@ through ``current_player`` and ``legal_actions`` alone.
 Parameters (``bot_params[seat, P_*]``)
     iterations   iterations per decision (the tree holds iterations + 1 nodes)
     exploration  UCB constant c (values are in [0, 1])
-    rollout      random (the game's ``random_action``; ``random_run`` when depth = 0) or
-                 greedy (the game's own ``greedy`` bot, with its default parameters; a game
-                 without one falls back to random)
+    rollout      greedy (the game's own ``greedy`` bot, with its default parameters, for
+                 every seat; a game without one falls back to random) or random (the
+                 game's ``random_action``; ``random_run`` when depth = 0)
     depth        rollout decisions before the cut-off, where the game's ``evaluate``
                  values the state (0: play to the end and use ``returns``)
     worlds       0: ISMCTS as above; k >= 1: determinized search (PIMC) for comparison, k
@@ -33,27 +50,19 @@ Parameters (``bot_params[seat, P_*]``)
                  by the game's greedy bot instead of the search (0: search every decision;
                  -1: the game's suggestion ``MCTS_DELEGATE_FROM`` in ``bots/<game>.py``,
                  0 if it has none).  Moon suggests 22 (= DISCARD_BASE): bids, widow
-                 discard and trump are the greedy bidder's, the search plays the tiles;
-                 see the README's MCTS section for why and for the measurements.
-    prior        progressive bias from the game's greedy bot (none without one): when a
-                 node expands a child and the greedy move of the walked world (for the
-                 seat to move; it reads only that seat's part) is untried, that child
-                 comes first and starts with ``prior`` virtual visits valued 1 for its
-                 mover.  The search then starts from greedy's choice and leaves it only
-                 when the rollouts say better.  Default 40 (10 was weaker in Sequence
-                 Stacks: 0.37 against 0.53 vs greedy, 100 games per seating).
-
-Defaults (measured; README): 1,000 iterations, exploration 0.7, random rollouts cut off
-after 30 decisions by ``evaluate``, prior 40.  Greedy rollouts (``rollout=greedy``) were
-much weaker with the prior on: 0.18 vs greedy in both Shifting Stones and Sequence Stacks
-(100 games per seating), against about 0.5 with random rollouts.  Exploration 0.4 instead
-of 0.7 changed nothing measurable (300 games per seating: Moon 0.402, Stones 0.493,
-Stacks 0.537 against 0.411, 0.495, 0.540).
+                 discard and trump are the greedy bidder's, the search plays the tiles.
+    prior        progressive bias (Chaslot et al. 2008): the child holding the greedy move
+                 of the world that expanded it gets prior / (visits + 1) on its UCB value
+    widening     progressive widening below the root (0: full width everywhere)
+    smoothing    virtual visits at the parent's mean in every child's mean
+    tree_depth   nodes deeper than this are not expanded (0: no limit; 1: flat UCB over
+                 the root's actions with rollouts, for comparison)
 
 It reads only the view: the real state is touched once, by ``observe``; delegated
-decisions are the greedy bot's on a determinized sample (it reads only its own seat's
-part).  Every draw comes from the seat's own bot stream ``rng[seat]``: samples and
-expansions directly, each rollout through private per-seat streams derived from it.
+decisions and the greedy moves it consults are the greedy bot's on a determinized sample
+(it reads only its own seat's part).  Every draw comes from the seat's own bot stream
+``rng[seat]``: samples and expansions directly, each rollout through private per-seat
+streams derived from it.
 
 Working memory (its seat's rows; ``G``/``GF`` = the greedy bot's int/float memory at the
 game's most players, ``S`` = state size, ``A`` = action count, ``P`` = players,
@@ -66,13 +75,15 @@ game's most players, ``S`` = state size, ``A`` = action count, ``P`` = players,
                                            visit where it is legal / has a child
            streams[P]          rollout streams
            tree[N * NODE_INTS] node i at i * NODE_INTS: ACTION, PARENT, CHILD (first),
-                               SIBLING (next), VISITS, AVAIL, MOVER (seat that chose it)
+                               SIBLING (next), VISITS, AVAIL, MOVER (seat that chose it),
+                               SUGGESTED (1: the greedy move)
     float64 [0 : P*GF]         greedy scratch
            value[P]            returns / evaluate of the last rollout
            votes[A]            PIMC votes
            sums[N * P]         per node, per seat: summed values
 
-At the default budget (1,000 iterations) that is about 56 KB + 24 KB (3 players) per seat.
+At the default budget (3,000 iterations) that is about 200 KB + 72 KB (3 players) per
+seat, allocated once per chunk and reused by every decision.
 """
 import numpy as np
 
@@ -86,6 +97,9 @@ P_DEPTH = 3
 P_WORLDS = 4
 P_DELEGATE = 5
 P_PRIOR = 6
+P_WIDENING = 7
+P_SMOOTHING = 8
+P_TREE_DEPTH = 9
 
 ROLLOUT_RANDOM = 0
 ROLLOUT_GREEDY = 1
@@ -98,7 +112,8 @@ SIBLING = 3
 VISITS = 4
 AVAIL = 5
 MOVER = 6
-NODE_INTS = 7
+SUGGESTED = 7  # 1: the game's greedy move for its mover in the world that expanded it
+NODE_INTS = 8
 ROOT_INDEX = 0
 NO_NODE = -1
 UNVISITED = -1  # a mark/seen stamp no node visit has
@@ -106,12 +121,12 @@ UNVISITED = -1  # a mark/seen stamp no node visit has
 LAST_ITERATIONS = 0  # header slot after the greedy scratch
 HEADER = 1
 
-DEFAULT_ITERATIONS = 1000
+DEFAULT_ITERATIONS = 3000
 
 PARAMS = (
     BotParam("iterations", DEFAULT_ITERATIONS, 1, 1_000_000, "iterations per decision", integer=True),
-    BotParam("exploration", 0.7, 0.0, 10.0, "UCB exploration constant (values are in [0, 1])"),
-    BotParam("rollout", ROLLOUT_RANDOM, 0, 1, "rollout policy (greedy: the game's greedy bot; "
+    BotParam("exploration", 0.3, 0.0, 10.0, "UCB exploration constant (values are in [0, 1])"),
+    BotParam("rollout", ROLLOUT_GREEDY, 0, 1, "rollout policy (greedy: the game's greedy bot; "
              "random where it has none)", integer=True, choices=("random", "greedy")),
     BotParam("depth", 30, 0, 100_000, "rollout decisions before the game's evaluate values "
              "the state (0: to the end)", integer=True),
@@ -119,8 +134,16 @@ PARAMS = (
              "worlds, votes combined", integer=True),
     BotParam("delegate", -1, -1, 100_000, "decisions whose lowest legal action is >= this go to "
              "the game's greedy bot (0: none; -1: the game's suggestion)", integer=True),
-    BotParam("prior", 40, 0, 1_000_000, "virtual wins given to the greedy bot's move when a node "
-             "expands it, which it does first (0: no prior, random expansion)", integer=True),
+    BotParam("prior", 1.0, 0.0, 1000.0, "progressive bias towards the greedy bot's move, which a "
+             "node expands first: prior / (visits + 1) added to its UCB value (0: none, random "
+             "expansion)"),
+    BotParam("widening", 0.05, 0.0, 1000.0, "progressive widening below the root: a node with n visits "
+             "has at most 1 + widening * sqrt(n) children (0: every legal action at once; the root "
+             "always tries them all)"),
+    BotParam("smoothing", 3.0, 0.0, 1000.0, "virtual visits valued at the parent's mean that every "
+             "child's mean starts from (0: none)"),
+    BotParam("tree_depth", 0, 0, 100_000, "nodes below this depth are not expanded: the rollout "
+             "takes over (1: UCB over the root's actions only; 0: no limit)", integer=True),
 )
 
 
@@ -214,8 +237,8 @@ def rollout(sim, params, rng, seat, streams, greedy, depth, gi, gf, out):
         evaluate(sim, params, players, out)  # noqa: F821
 
 
-def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, prior, sample,
-           legal, mark, seen, streams, tree, sums, out, gi, gf):
+def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, prior, widening,
+           smoothing, tree_depth, sample, legal, mark, seen, streams, tree, sums, out, gi, gf):
     """``iterations`` iterations of one tree from the root; each walks ``sample``, a
     fresh determinization (``fresh``) or a copy of ``world``."""
     players = out.shape[0]
@@ -226,6 +249,7 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
     tree[ROOT_INDEX * NODE_INTS + VISITS] = 0
     tree[ROOT_INDEX * NODE_INTS + AVAIL] = 0
     tree[ROOT_INDEX * NODE_INTS + MOVER] = -1
+    tree[ROOT_INDEX * NODE_INTS + SUGGESTED] = 0
     for s in range(players):
         sums[ROOT_INDEX * players + s] = 0.0
     for a in range(mark.shape[0]):
@@ -240,7 +264,9 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
             for i in range(sample.shape[0]):
                 sample[i] = world[i]
         node = ROOT_INDEX
-        while not is_terminal(sample):  # noqa: F821
+        level = 0
+        while not is_terminal(sample) and (tree_depth == 0 or level < tree_depth):  # noqa: F821
+            level += 1
             p = current_player(sample)  # noqa: F821
             m = legal_actions(sample, params, legal)  # noqa: F821
             stamp += 1
@@ -249,6 +275,8 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
             tried = 0
             best = NO_NODE
             best_value = -np.inf
+            nv = tree[node * NODE_INTS + VISITS]
+            q = sums[node * players + p] / nv if nv > 0 else 1.0 / players
             ch = tree[node * NODE_INTS + CHILD]
             while ch != NO_NODE:
                 b = ch * NODE_INTS
@@ -258,22 +286,27 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
                     tried += 1
                     tree[b + AVAIL] += 1
                     n = tree[b + VISITS]
-                    v = sums[ch * players + p] / n + c * np.sqrt(np.log(tree[b + AVAIL]) / n)
+                    v = ((sums[ch * players + p] + smoothing * q) / (n + smoothing)
+                         + c * np.sqrt(np.log(tree[b + AVAIL]) / n))
+                    if tree[b + SUGGESTED] != 0:
+                        v += prior / (n + 1)
                     if v > best_value:
                         best_value = v
                         best = ch
                 ch = tree[b + SIBLING]
-            if tried < m:
+            limit = m
+            if widening > 0 and node != ROOT_INDEX:
+                limit = min(m, 1 + np.int64(widening * np.sqrt(np.float64(nv))))
+            if tried < limit:
                 action = -1
-                virtual = 0
+                suggested = 0
                 if prior > 0:
-                    # progressive bias: the greedy move of this world first, with
-                    # ``prior`` virtual wins for its mover
+                    # the greedy move of this world first, with a progressive bias
                     g = policy(GREEDY_KIND, GREEDY_BOT_PARAMS, sample, params,  # noqa: F821
                                streams, p, gi, gf)
                     if g >= 0 and mark[g] == stamp and seen[g] != stamp:
                         action = g
-                        virtual = prior
+                        suggested = 1
                 if action < 0:
                     k = below(rng, seat, m - tried)
                     for i in range(m):
@@ -289,12 +322,12 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
                 tree[b + PARENT] = node
                 tree[b + CHILD] = NO_NODE
                 tree[b + SIBLING] = tree[node * NODE_INTS + CHILD]
-                tree[b + VISITS] = virtual
+                tree[b + VISITS] = 0
                 tree[b + AVAIL] = 1
                 tree[b + MOVER] = p
+                tree[b + SUGGESTED] = suggested
                 for s in range(players):
                     sums[new * players + s] = 0.0
-                sums[new * players + p] = np.float64(virtual)
                 tree[node * NODE_INTS + CHILD] = new
                 apply(sample, params, action)  # noqa: F821
                 node = new
@@ -333,7 +366,10 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     depth = np.int64(bot_params[seat, P_DEPTH])
     worlds = np.int64(bot_params[seat, P_WORLDS])
     delegate = np.int64(bot_params[seat, P_DELEGATE])
-    prior = np.int64(bot_params[seat, P_PRIOR]) if HAS_GREEDY else np.int64(0)  # noqa: F821
+    prior = bot_params[seat, P_PRIOR] if HAS_GREEDY else 0.0  # noqa: F821
+    widening = bot_params[seat, P_WIDENING]
+    smoothing = bot_params[seat, P_SMOOTHING]
+    tree_depth = np.int64(bot_params[seat, P_TREE_DEPTH])
     if delegate < 0:
         delegate = DELEGATE_FROM  # noqa: F821
     row = imem[seat]
@@ -377,7 +413,7 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
         return policy(GREEDY_KIND, GREEDY_BOT_PARAMS, sample, params, streams, seat,  # noqa: F821
                       gi, gf)
     if worlds == 0:
-        search(world, True, view, params, rng, seat, iterations, c, greedy, depth, prior, sample,
+        search(world, True, view, params, rng, seat, iterations, c, greedy, depth, prior, widening, smoothing, tree_depth, sample,
                legal, mark, seen, streams, tree, sums, out, gi, gf)
         row[header + LAST_ITERATIONS] = iterations
         return most_visited(tree)
@@ -386,7 +422,7 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
         votes[a] = 0.0
     for _ in range(worlds):
         determinize(view, params, seat, rng, seat, world)  # noqa: F821
-        search(world, False, view, params, rng, seat, per_world, c, greedy, depth, prior, sample,
+        search(world, False, view, params, rng, seat, per_world, c, greedy, depth, prior, widening, smoothing, tree_depth, sample,
                legal, mark, seen, streams, tree, sums, out, gi, gf)
         ch = tree[ROOT_INDEX * NODE_INTS + CHILD]
         while ch != NO_NODE:
