@@ -639,6 +639,24 @@ def legal_actions(state, params, out):
 
 
 @njit(cache=True, inline="always")
+def _steal_chip_targets(state, params, s):
+    """The (opponent, colour) pairs a steal-chip of seat ``s`` may take: a chip the
+    victim holds, of a colour that does not make ``s`` win by stealing."""
+    r = state[CHIPS + 2 * s]
+    b = state[CHIPS + 2 * s + 1]
+    red_ok = not _wins(r + 1, b, params)
+    blue_ok = not _wins(r, b + 1, params)
+    cnt = 0
+    for v in range(state[PLAYERS]):
+        if v != s:
+            if red_ok and state[CHIPS + 2 * v] > 0:
+                cnt += 1
+            if blue_ok and state[CHIPS + 2 * v + 1] > 0:
+                cnt += 1
+    return cnt
+
+
+@njit(cache=True, inline="always")
 def _count_in_turn(state, params, s, hm):
     """Number of legal in-turn plays (all actions but the end of the turn), counted
     without enumerating them (the fast path of ``random_action``)."""
@@ -670,16 +688,7 @@ def _count_in_turn(state, params, s, hm):
                 cnt += srcs
     srcs = ((hm >> STEAL_CHIP_CARD) & 1) + (1 if top == STEAL_CHIP_CARD else 0)
     if srcs:
-        r = state[CHIPS + 2 * s]
-        b = state[CHIPS + 2 * s + 1]
-        red_ok = not _wins(r + 1, b, params)
-        blue_ok = not _wins(r, b + 1, params)
-        for v in range(n):
-            if v != s:
-                if red_ok and state[CHIPS + 2 * v] > 0:
-                    cnt += srcs
-                if blue_ok and state[CHIPS + 2 * v + 1] > 0:
-                    cnt += srcs
+        cnt += srcs * _steal_chip_targets(state, params, s)
     return cnt
 
 
@@ -710,17 +719,7 @@ def _count_top(state, params, s, top):
             if v != s and state[DISC_N + v] > 0:
                 cnt += 1
         return cnt
-    r = state[CHIPS + 2 * s]
-    b = state[CHIPS + 2 * s + 1]
-    red_ok = not _wins(r + 1, b, params)
-    blue_ok = not _wins(r, b + 1, params)
-    for v in range(n):
-        if v != s:
-            if red_ok and state[CHIPS + 2 * v] > 0:
-                cnt += 1
-            if blue_ok and state[CHIPS + 2 * v + 1] > 0:
-                cnt += 1
-    return cnt
+    return _steal_chip_targets(state, params, s)
 
 
 @njit(cache=True)
