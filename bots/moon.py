@@ -323,6 +323,9 @@ def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
     return _name_trump(state, params, seat, rule, w)
 
 
-# mcts's default hybrid here (bots/generic/mcts.py, ``delegate=-1``): decisions whose lowest
-# legal action is a discard, a bid or a trump go to greedy; the search plays the tiles
-MCTS_DELEGATE_FROM = DISCARD_BASE
+# the generic bots' defaults here (bots/registry.py).  mcts: decisions whose lowest legal
+# action is a discard, a bid or a trump go to greedy and the search plays the tiles (searched
+# bidding almost never bid: issue 11); rollouts stop after 8 decisions, where evaluate counts
+# the hand's settled points: against two greedy, 450 games each, depth 4 / 8 / 12 / 30 won
+# 0.449 / 0.460 / 0.471 / 0.438, and depth 8 runs twice as many iterations/s as 30.
+GENERIC_DEFAULTS = {"mcts": {"delegate": DISCARD_BASE, "depth": 8}}

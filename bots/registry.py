@@ -7,6 +7,12 @@ per game).  Kinds are positions in that catalogue, assigned here and nowhere els
 bot module learns its own kinds from ``own_kinds(BOTS)``, and the engine learns where the
 generic bots start from ``generic_base(game)``.
 
+A generic bot is written once, but its best settings differ per game (how deep a rollout
+should run before the game's ``evaluate`` judges it, which decisions a heuristic makes
+better than search).  A game bot module may set ``GENERIC_DEFAULTS = {bot name: {parameter:
+value}}``; its catalogue then carries those defaults, so ``playlab bots GAME`` lists them and
+a bot's label names only what differs from its game's defaults.
+
 Every bot declares its working memory (``BotSpec.memory``: int64 and float64 slots for a
 game, player count and parameter values).  The runner allocates it per chunk of games as
 ``(players, n)`` arrays, one row per seat, never shared between seats, and bots receive
@@ -133,17 +139,38 @@ def generic_base(game: types.ModuleType) -> int:
     return FIRST_GAME_KIND + len(own_bots(game))
 
 
+def with_defaults(spec: BotSpec, defaults: dict, where: str) -> BotSpec:
+    """``spec`` with some parameters' defaults replaced (each checked against its range)."""
+    by_name = {p.name: p for p in spec.params}
+    unknown = sorted(set(defaults) - set(by_name))
+    if unknown:
+        raise BotError(f"{where}: {spec.name} has no parameter {', '.join(unknown)}")
+    def raw(p, v):  # 8.0 for an integer parameter is 8; a choice may be given by name
+        return str(int(v)) if p.integer and isinstance(v, float) and v.is_integer() else str(v)
+
+    params = tuple(replace(p, default=p.parse(spec.name, raw(p, defaults[p.name])))
+                   if p.name in defaults else p for p in spec.params)
+    return replace(spec, params=params)
+
+
 def bots_for(game: types.ModuleType) -> list[BotSpec]:
-    """The game's catalogue with kinds assigned (see the module docstring)."""
+    """The game's catalogue with kinds assigned and the game's defaults for the generic
+    bots (see the module docstring)."""
     from bots.generic import available_modules
 
     own = own_bots(game)
     out = [RANDOM]
     out += [replace(b, kind=k) for b, k in zip(own, own_kinds(own))]
     base = generic_base(game)
+    module = bot_module(game)
+    defaults = dict(getattr(module, "GENERIC_DEFAULTS", {}) if module is not None else {})
+    generic = [(j, m.SPEC) for j, m in enumerate(available_modules(game)) if m is not None]
+    unknown = sorted(set(defaults) - {spec.name for _, spec in generic})
+    if unknown:
+        raise BotError(f"{game.INFO.name}: GENERIC_DEFAULTS names no generic bot {', '.join(unknown)}")
     # a generic bot keeps its index when a game cannot run one before it
-    out += [replace(m.SPEC, kind=base + j) for j, m in enumerate(available_modules(game))
-            if m is not None]
+    out += [replace(with_defaults(spec, defaults.get(spec.name, {}), game.INFO.name), kind=base + j)
+            for j, spec in generic]
     names = [b.name for b in out]
     if len(set(names)) != len(names):
         raise BotError(f"{game.INFO.name}: a game bot has the name of a generic bot ({names})")

@@ -248,3 +248,40 @@ def test_moon_against_two_greedy_is_not_weaker_than_fair():
         n += len(rows)
     lo, hi = wilson_interval(wins, n)
     assert hi > 1 / 3, (wins, n, lo, hi)
+
+
+# ---- per-game defaults -------------------------------------------------------------------------
+def test_each_game_carries_its_own_defaults():
+    """``GENERIC_DEFAULTS`` of bots/<game>.py reach the catalogue, the parsed bot and its
+    label; a game without them keeps the module's defaults."""
+    from bots import moon as moon_bots
+
+    generic = {p.name: p.default for p in M.PARAMS}
+    moon = parse_bots(m, "mcts", 3)[0]
+    assert moon.values[M.P_DELEGATE] == moon_bots.DISCARD_BASE != generic["delegate"]
+    assert moon.label == "mcts"
+    assert parse_bots(m, "mcts:delegate=0", 3)[0].label == "mcts:delegate=0"
+    stacks = parse_bots(S, "mcts", 2)[0]
+    assert stacks.values[M.P_TREE_DEPTH] == 1 != generic["tree_depth"]
+    assert parse_bots(S, "mcts:tree_depth=0", 2)[0].label == "mcts:tree_depth=0"
+    stones = parse_bots(g, "mcts", 2)[0]
+    assert stones.values == tuple(generic.values())
+
+
+@pytest.mark.parametrize("defaults,words", [({"deepness": 3}, "has no parameter deepness"),
+                                            ({"depth": -3}, "depth must be in 0..100000")])
+def test_bad_game_defaults_are_refused(defaults, words):
+    from bots.registry import with_defaults
+
+    with pytest.raises(BotError, match=words):
+        with_defaults(M.SPEC, defaults, "some-game")
+
+
+def test_bots_lists_a_games_own_defaults():
+    from click.testing import CliRunner
+
+    from experiments.cli import cli
+
+    out = CliRunner().invoke(cli, ["bots", "moon"]).output
+    mcts = out[out.index("  mcts "):]
+    assert "delegate         default 22 " in mcts

@@ -31,6 +31,13 @@ the scores) is smoother than a played-out 0/1 result (Shifting Stones 0.65 again
 the end).  A child's mean starts from ``smoothing`` virtual visits at its parent's mean, so
 one unlucky world does not bury it under a low exploration constant.
 
+Each game sets its own defaults where one setting does not fit all (``GENERIC_DEFAULTS`` in
+``bots/<game>.py``, listed by ``playlab bots GAME``): Moon delegates bidding, widow and trump
+to its greedy bidder and cuts rollouts off after 8 decisions (most of a hand; its
+``evaluate`` counts the hand's settled points), Sequence Stacks searches flat
+(``tree_depth=1``), since its opponents' replies depend on their hidden hands and a node
+below the root keeps the reply of the world that expanded it.
+
 A node is keyed by (seat to move, action): a decision whose seat depends on hidden
 information (none today) stays separate.  Every shape of decision the games have goes
 through ``current_player`` and ``legal_actions`` alone.
@@ -47,10 +54,9 @@ Parameters (``bot_params[seat, P_*]``)
                  worlds each searched alone with iterations // k iterations, each world's
                  most-visited action one vote (ties: summed visits, then lowest action)
     delegate     hybrid: a decision whose lowest legal action id is >= delegate is made
-                 by the game's greedy bot instead of the search (0: search every decision;
-                 -1: the game's suggestion ``MCTS_DELEGATE_FROM`` in ``bots/<game>.py``,
-                 0 if it has none).  Moon suggests 22 (= DISCARD_BASE): bids, widow
-                 discard and trump are the greedy bidder's, the search plays the tiles.
+                 by the game's greedy bot instead of the search (0: search every decision).
+                 Moon's default is 22 (= DISCARD_BASE): bids, widow discard and trump are
+                 the greedy bidder's, the search plays the tiles.
     prior        progressive bias (Chaslot et al. 2008): the child holding the greedy move
                  of the world that expanded it gets prior / (visits + 1) on its UCB value
     widening     progressive widening below the root (0: full width everywhere)
@@ -132,8 +138,8 @@ PARAMS = (
              "the state (0: to the end)", integer=True),
     BotParam("worlds", 0, 0, 10_000, "0: information-set search; k: PIMC over k determinized "
              "worlds, votes combined", integer=True),
-    BotParam("delegate", -1, -1, 100_000, "decisions whose lowest legal action is >= this go to "
-             "the game's greedy bot (0: none; -1: the game's suggestion)", integer=True),
+    BotParam("delegate", 0, 0, 100_000, "decisions whose lowest legal action is >= this go to "
+             "the game's greedy bot (0: none)", integer=True),
     BotParam("prior", 1.0, 0.0, 1000.0, "progressive bias towards the greedy bot's move, which a "
              "node expands first: prior / (visits + 1) added to its UCB value (0: none, random "
              "expansion)"),
@@ -184,8 +190,7 @@ REQUIRES = ("observe", "determinize", "legal_actions", "apply", "is_terminal", "
 
 
 def bind_extra(game):
-    """The game's greedy bot (policy, kind, default parameters, scratch size) and its
-    suggested delegation threshold."""
+    """The game's greedy bot (policy, kind, default parameters, scratch size)."""
     from bots.registry import MAX_BOT_PARAMS, bot_module
     from simcore.kernels import no_policy
 
@@ -197,11 +202,10 @@ def bind_extra(game):
     if module is None or spec is None:
         return {"policy": no_policy, "HAS_GREEDY": False, "GREEDY_KIND": -1,
                 "GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
-                "DELEGATE_FROM": 0, "NUM_ACTIONS": info.num_actions}
+                "NUM_ACTIONS": info.num_actions}
     table[:, :len(spec.params)] = [p.default for p in spec.params]
     return {"policy": module.policy, "HAS_GREEDY": True, "GREEDY_KIND": spec.kind,
             "GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
-            "DELEGATE_FROM": int(getattr(module, "MCTS_DELEGATE_FROM", 0)),
             "NUM_ACTIONS": info.num_actions}
 
 
@@ -370,8 +374,6 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     widening = bot_params[seat, P_WIDENING]
     smoothing = bot_params[seat, P_SMOOTHING]
     tree_depth = np.int64(bot_params[seat, P_TREE_DEPTH])
-    if delegate < 0:
-        delegate = DELEGATE_FROM  # noqa: F821
     row = imem[seat]
     frow = fmem[seat]
     o = players * GREEDY_INTS  # noqa: F821
