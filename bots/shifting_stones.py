@@ -222,6 +222,7 @@ BEST_COMPS = PU + 2
 BEST_ROOM = 28
 MAX_LIST = 64  # placements in the list (bits of a word)
 MAX_CARDS = 60  # cards in the list (bits of a word)
+FILL = 6  # build_list: list entries written per card at once (most cards have at most 6 placements)
 # scratch the bot needs (the runner allocates at least this): the list of a hand of 12
 # cards with MAX_LIST placements
 SCRATCH_SIZE = BASE + CARD_W * 12 + 2 * MAX_LIST
@@ -536,8 +537,8 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     k0 = k1 = k2 = k3 = np.int64(0)
     if with_new:
         k0, k1, k2, k3 = _build_puts(grid, s)
-    rows = np.int64(0)
-    union = np.int64(0)
+    # first the cards (headers, and which card and placement each list entry is), then
+    # one loop over every placement: a loop per card has an exit that is hard to predict
     k = 0
     e = 0
     for word in range(2):
@@ -550,34 +551,45 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
             end = params[P_PL_START + c + 1]
             if e + end - start > cap:
                 return -1, np.int64(0)
-            first = e
-            card_comp = np.int64(0)
-            card_new = np.int64(0)
-            for i in range(start, end):
-                mask = params[P_PL_MASK + i]
-                value = params[P_PL_VALUE + i]
-                if reuse:
-                    comp = s[pl + 2 * e] & (ALL_MOVES | MATCHED)
+            s[BASE + CARD_W * k] = c | (params[P_POINTS + c] << 8) | (e << 16) | ((e + end - start) << 24)
+            s[BASE + CARD_W * k + 1] = 0
+            s[BASE + CARD_W * k + 3] = 0
+            if not reuse:
+                tag = (np.int64(k) << 40) | (start << MOVES)
+                if end - start <= FILL and e + FILL <= cap:
+                    for j in range(FILL):  # a fixed count (the entries past the card are overwritten)
+                        s[pl + 2 * (e + j)] = tag + (np.int64(j) << MOVES)
                 else:
-                    comp = analyse(grid, mask, value)
-                    s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
-                card_comp |= comp
-                if with_new:
-                    new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
-                    rows |= new
-                    s[pl + 2 * e + 1] = new | (lose << MOVES)
-                    card_new |= new | ((new | lose) << MOVES)
-                e += 1
-            p = params[P_POINTS + c]
-            s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
-            s[BASE + CARD_W * k + 1] = card_comp
-            s[BASE + CARD_W * k + 3] = card_new
-            union |= card_comp
-            add = (p << 5) | 1
-            while card_comp:  # the points and count each move completes from grid
-                s[R0 + trailing_zeros(card_comp)] += add
-                card_comp &= card_comp - 1
+                    for j in range(end - start):
+                        s[pl + 2 * (e + j)] = tag + (np.int64(j) << MOVES)
+            e += end - start
             k += 1
+    rows = np.int64(0)
+    for x in range(e):
+        w = s[pl + 2 * x]
+        i = (w >> MOVES) & 0x7FFFF
+        hdr = BASE + CARD_W * ((w >> 40) & 63)
+        mask = params[P_PL_MASK + i]
+        value = params[P_PL_VALUE + i]
+        if reuse:
+            comp = w & (ALL_MOVES | MATCHED)
+        else:
+            comp = analyse(grid, mask, value)
+            s[pl + 2 * x] = comp | w
+        s[hdr + 1] |= comp
+        if with_new:
+            new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
+            rows |= new
+            s[pl + 2 * x + 1] = new | (lose << MOVES)
+            s[hdr + 3] |= new | ((new | lose) << MOVES)
+    union = np.int64(0)
+    for j in range(k):
+        card_comp = s[BASE + CARD_W * j + 1]
+        union |= card_comp
+        add = (((s[BASE + CARD_W * j] >> 8) & 255) << 5) | 1
+        while card_comp:  # the points and count each move completes from grid
+            s[R0 + trailing_zeros(card_comp)] += add
+            card_comp &= card_comp - 1
     s[U0] = union
     return k, rows
 
