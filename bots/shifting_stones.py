@@ -755,20 +755,22 @@ def _best_last(s, changed, limit, cost):
         add_b, old_b, new_b, ch = _changed_card(s, ch)
         add_c, old_c, new_c, ch = _changed_card(s, ch)
         union = (s[U0] | new_a | new_b | new_c) & ALL_MOVES
+        # the best as a key, points << 5 | 31 - m (the cost is the same for every move, so
+        # the most points win, then the lowest move): a max with no branch to mispredict
+        key = np.int64(-1)
+        out = np.int64(0)
         while union:
             m = trailing_zeros(union)
             union &= union - 1
             a = (_root_acc(s, m) + add_a * (((new_a >> m) & 1) - ((old_a >> m) & 1))
                  + add_b * (((new_b >> m) & 1) - ((old_b >> m) & 1))
                  + add_c * (((new_c >> m) & 1) - ((old_c >> m) & 1)))
-            if a & 31 > limit:
-                over = True
-            elif a > 0:
-                v = (a >> 5) - cost
-                if v > best + EPS:
-                    best = v
-                    best_m = m
-        return best, best_m, over
+            ov = np.int64(a & 31 > limit)
+            out |= ov
+            key = max(key, (((a >> 5) << 5) | (31 - m)) | -(ov | np.int64(a <= 0)))
+        if key < 0:
+            return best, best_m, out != 0
+        return (key >> 5) - cost, 31 - (key & 31), out != 0
     union = s[U0]
     ch = changed
     while ch:
