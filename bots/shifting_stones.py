@@ -36,12 +36,18 @@ below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_thresh
 many times slower).
 
 Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
-compiled without reference counting): a greedy decision costs about 4.8-5.1 random
+compiled without reference counting): a greedy decision costs about 4.8-5.3 random
 decisions in the same positions at 1-5 players (``x same``; 5.3-5.5 before the tighter
 bound, the table-driven ``analyse`` and the solo memo below, measured side by side on a
 shared 2-core machine, where figures move by about 5%).  About 70% of it is the first
-decision of a turn that goes on to move (~4000 cycles: the list with its rows and the
-first moves tried about half each, the payer ~6%), 15% the quick look after a move.
+decision of a turn that goes on to move (~3000-4000 cycles).  Measured by doubling one
+piece at a time (same play, so the extra time is that piece's cost; recorded decisions
+replayed in one process, new against old): of a decision, ``build_list`` with its rows
+about 32% (the rows half of it), ``_row`` about 18% (half of that its ``analyse``
+calls), ``_best_last`` about 4%, the payer about 6%, the quick look after a move about
+8%.  The single loop over the placements in ``build_list``, the key max in
+``_best_last`` and the tighter may-lose rows of a one-wrong-cell placement together
+took 1-3% off the greedy time in that replay (not visible in ``x same``'s noise).
 
 Which card pays: among the cards the plan does not score, the one farthest from matching
 the grid the plan leads to (most wrong cells in its best placement), then the one worth
@@ -74,6 +80,14 @@ order rather than the best bound first (5.5 -> 5.4 of 9 rows tried).  The bound
 that the move completes or that may gain stopped counting in R too); an exact bound would
 try 1.  Timing pieces with repeated short runs misleads here: the branch predictor learns
 the repeated positions and the gain looks three times what the bench then shows.
+Also measured, no gain: ``_row`` iterating only the placements of the changed cards
+through one bit mask (one loop, not one per card; 0-1% slower), the R0 accumulation as a
+branch-free pass over the 21 moves (slower), the first moves in full bound order again
+(4.43 rows tried per search against 4.61: about 27% of the rows tried after the first
+improve the best, so the bound, not the order, decides; its mean excess is 1.4 points).
+In the solo game 93% of first decisions see the grid of the seat's previous decision
+(at 2 and 5 players 4% and 0%), so a per-card cache of the list would pay in the solo
+game only.
 
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
@@ -518,8 +532,8 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     cards it completes.  With ``with_new``, also for each placement the first moves
     after which it may gain completions (or match), ``_new_rows``, and those after which
     it may lose some: if it has some, the moves that touch its cells or, when one cell
-    is wrong, the neighbours its swap completions use, and move a face of a kind its
-    cells want.  Every
+    x is wrong, the neighbours its swap completions use (and x itself only when a flip
+    of x completes it), and move a face of a kind its cells want.  Every
     other placement keeps its completions.
     With ``reuse``, the list was just built for the same grid and hand (without the
     rows): the completions are read back instead of worked out again.
@@ -668,12 +682,20 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
               | (k1 & -np.int64((~((z1 >> 1) | (z1 >> 2)) & cb) != 0))
               | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
               | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
+        touch = MOVES_TOUCHING[cells]
         if wrong & (wrong - 1) == 0:
-            # one wrong cell x: a swap completion is lost only if its neighbour moves
+            # one wrong cell x: a swap completion is lost only if its neighbour moves; a
+            # move touching x and no other cell of the footprint (a flip of x, a swap with a
+            # neighbour outside) leaves every swap completion (x takes the neighbour's
+            # face whatever it shows) and loses only the flip completion
             x = trailing_zeros(wrong | 512)
+            xb = np.int64(1) << x
+            used = np.int64(0)
             for k in range(4):
-                cells |= ((comp >> NB_PAIR[x, k]) & 1) << NB[x, k]
-        lose = MOVES_TOUCHING[cells] & km
+                used |= ((comp >> NB_PAIR[x, k]) & 1) << NB[x, k]
+            touch = (MOVES_TOUCHING[(cells & ~xb) | used]
+                     | (MOVES_TOUCHING[xb] & -((comp >> (FLIP_BASE + x)) & 1)))
+        lose = touch & km
     return new, lose
 
 
