@@ -36,12 +36,18 @@ below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_thresh
 many times slower).
 
 Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
-compiled without reference counting): a greedy decision costs about 4.8-5.1 random
+compiled without reference counting): a greedy decision costs about 4.8-5.3 random
 decisions in the same positions at 1-5 players (``x same``; 5.3-5.5 before the tighter
 bound, the table-driven ``analyse`` and the solo memo below, measured side by side on a
 shared 2-core machine, where figures move by about 5%).  About 70% of it is the first
-decision of a turn that goes on to move (~4000 cycles: the list with its rows and the
-first moves tried about half each, the payer ~6%), 15% the quick look after a move.
+decision of a turn that goes on to move (~3000-4000 cycles).  Measured by doubling one
+piece at a time (same play, so the extra time is that piece's cost; recorded decisions
+replayed in one process, new against old): of a decision, ``build_list`` with its rows
+about 32% (the rows half of it), ``_row`` about 18% (half of that its ``analyse``
+calls), ``_best_last`` about 4%, the payer about 6%, the quick look after a move about
+8%.  The single loop over the placements in ``build_list``, the key max in
+``_best_last`` and the tighter may-lose rows of a one-wrong-cell placement together
+took 1-3% off the greedy time in that replay (not visible in ``x same``'s noise).
 
 Which card pays: among the cards the plan does not score, the one farthest from matching
 the grid the plan leads to (most wrong cells in its best placement), then the one worth
@@ -74,6 +80,14 @@ order rather than the best bound first (5.5 -> 5.4 of 9 rows tried).  The bound
 that the move completes or that may gain stopped counting in R too); an exact bound would
 try 1.  Timing pieces with repeated short runs misleads here: the branch predictor learns
 the repeated positions and the gain looks three times what the bench then shows.
+Also measured, no gain: ``_row`` iterating only the placements of the changed cards
+through one bit mask (one loop, not one per card; 0-1% slower), the R0 accumulation as a
+branch-free pass over the 21 moves (slower), the first moves in full bound order again
+(4.43 rows tried per search against 4.61: about 27% of the rows tried after the first
+improve the best, so the bound, not the order, decides; its mean excess is 1.4 points).
+In the solo game 93% of first decisions see the grid of the seat's previous decision
+(at 2 and 5 players 4% and 0%), so a per-card cache of the list would pay in the solo
+game only.
 
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
@@ -222,6 +236,7 @@ BEST_COMPS = PU + 2
 BEST_ROOM = 28
 MAX_LIST = 64  # placements in the list (bits of a word)
 MAX_CARDS = 60  # cards in the list (bits of a word)
+FILL = 6  # build_list: list entries written per card at once (most cards have at most 6 placements)
 # scratch the bot needs (the runner allocates at least this): the list of a hand of 12
 # cards with MAX_LIST placements
 SCRATCH_SIZE = BASE + CARD_W * 12 + 2 * MAX_LIST
@@ -517,8 +532,8 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     cards it completes.  With ``with_new``, also for each placement the first moves
     after which it may gain completions (or match), ``_new_rows``, and those after which
     it may lose some: if it has some, the moves that touch its cells or, when one cell
-    is wrong, the neighbours its swap completions use, and move a face of a kind its
-    cells want.  Every
+    x is wrong, the neighbours its swap completions use (and x itself only when a flip
+    of x completes it), and move a face of a kind its cells want.  Every
     other placement keeps its completions.
     With ``reuse``, the list was just built for the same grid and hand (without the
     rows): the completions are read back instead of worked out again.
@@ -536,8 +551,8 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
     k0 = k1 = k2 = k3 = np.int64(0)
     if with_new:
         k0, k1, k2, k3 = _build_puts(grid, s)
-    rows = np.int64(0)
-    union = np.int64(0)
+    # first the cards (headers, and which card and placement each list entry is), then
+    # one loop over every placement: a loop per card has an exit that is hard to predict
     k = 0
     e = 0
     for word in range(2):
@@ -550,34 +565,45 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
             end = params[P_PL_START + c + 1]
             if e + end - start > cap:
                 return -1, np.int64(0)
-            first = e
-            card_comp = np.int64(0)
-            card_new = np.int64(0)
-            for i in range(start, end):
-                mask = params[P_PL_MASK + i]
-                value = params[P_PL_VALUE + i]
-                if reuse:
-                    comp = s[pl + 2 * e] & (ALL_MOVES | MATCHED)
+            s[BASE + CARD_W * k] = c | (params[P_POINTS + c] << 8) | (e << 16) | ((e + end - start) << 24)
+            s[BASE + CARD_W * k + 1] = 0
+            s[BASE + CARD_W * k + 3] = 0
+            if not reuse:
+                tag = (np.int64(k) << 40) | (start << MOVES)
+                if end - start <= FILL and e + FILL <= cap:
+                    for j in range(FILL):  # a fixed count (the entries past the card are overwritten)
+                        s[pl + 2 * (e + j)] = tag + (np.int64(j) << MOVES)
                 else:
-                    comp = analyse(grid, mask, value)
-                    s[pl + 2 * e] = comp | (i << MOVES) | (np.int64(k) << 40)
-                card_comp |= comp
-                if with_new:
-                    new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
-                    rows |= new
-                    s[pl + 2 * e + 1] = new | (lose << MOVES)
-                    card_new |= new | ((new | lose) << MOVES)
-                e += 1
-            p = params[P_POINTS + c]
-            s[BASE + CARD_W * k] = c | (p << 8) | (first << 16) | (e << 24)
-            s[BASE + CARD_W * k + 1] = card_comp
-            s[BASE + CARD_W * k + 3] = card_new
-            union |= card_comp
-            add = (p << 5) | 1
-            while card_comp:  # the points and count each move completes from grid
-                s[R0 + trailing_zeros(card_comp)] += add
-                card_comp &= card_comp - 1
+                    for j in range(end - start):
+                        s[pl + 2 * (e + j)] = tag + (np.int64(j) << MOVES)
+            e += end - start
             k += 1
+    rows = np.int64(0)
+    for x in range(e):
+        w = s[pl + 2 * x]
+        i = (w >> MOVES) & 0x7FFFF
+        hdr = BASE + CARD_W * ((w >> 40) & 63)
+        mask = params[P_PL_MASK + i]
+        value = params[P_PL_VALUE + i]
+        if reuse:
+            comp = w & (ALL_MOVES | MATCHED)
+        else:
+            comp = analyse(grid, mask, value)
+            s[pl + 2 * x] = comp | w
+        s[hdr + 1] |= comp
+        if with_new:
+            new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
+            rows |= new
+            s[pl + 2 * x + 1] = new | (lose << MOVES)
+            s[hdr + 3] |= new | ((new | lose) << MOVES)
+    union = np.int64(0)
+    for j in range(k):
+        card_comp = s[BASE + CARD_W * j + 1]
+        union |= card_comp
+        add = (((s[BASE + CARD_W * j] >> 8) & 255) << 5) | 1
+        while card_comp:  # the points and count each move completes from grid
+            s[R0 + trailing_zeros(card_comp)] += add
+            card_comp &= card_comp - 1
     s[U0] = union
     return k, rows
 
@@ -656,12 +682,20 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
               | (k1 & -np.int64((~((z1 >> 1) | (z1 >> 2)) & cb) != 0))
               | (k2 & -np.int64((~((z2 >> 1) | (z2 >> 2)) & cb) != 0))
               | (k3 & -np.int64((~((z3 >> 1) | (z3 >> 2)) & cb) != 0)))
+        touch = MOVES_TOUCHING[cells]
         if wrong & (wrong - 1) == 0:
-            # one wrong cell x: a swap completion is lost only if its neighbour moves
+            # one wrong cell x: a swap completion is lost only if its neighbour moves; a
+            # move touching x and no other cell of the footprint (a flip of x, a swap with a
+            # neighbour outside) leaves every swap completion (x takes the neighbour's
+            # face whatever it shows) and loses only the flip completion
             x = trailing_zeros(wrong | 512)
+            xb = np.int64(1) << x
+            used = np.int64(0)
             for k in range(4):
-                cells |= ((comp >> NB_PAIR[x, k]) & 1) << NB[x, k]
-        lose = MOVES_TOUCHING[cells] & km
+                used |= ((comp >> NB_PAIR[x, k]) & 1) << NB[x, k]
+            touch = (MOVES_TOUCHING[(cells & ~xb) | used]
+                     | (MOVES_TOUCHING[xb] & -((comp >> (FLIP_BASE + x)) & 1)))
+        lose = touch & km
     return new, lose
 
 
@@ -743,20 +777,22 @@ def _best_last(s, changed, limit, cost):
         add_b, old_b, new_b, ch = _changed_card(s, ch)
         add_c, old_c, new_c, ch = _changed_card(s, ch)
         union = (s[U0] | new_a | new_b | new_c) & ALL_MOVES
+        # the best as a key, points << 5 | 31 - m (the cost is the same for every move, so
+        # the most points win, then the lowest move): a max with no branch to mispredict
+        key = np.int64(-1)
+        out = np.int64(0)
         while union:
             m = trailing_zeros(union)
             union &= union - 1
             a = (_root_acc(s, m) + add_a * (((new_a >> m) & 1) - ((old_a >> m) & 1))
                  + add_b * (((new_b >> m) & 1) - ((old_b >> m) & 1))
                  + add_c * (((new_c >> m) & 1) - ((old_c >> m) & 1)))
-            if a & 31 > limit:
-                over = True
-            elif a > 0:
-                v = (a >> 5) - cost
-                if v > best + EPS:
-                    best = v
-                    best_m = m
-        return best, best_m, over
+            ov = np.int64(a & 31 > limit)
+            out |= ov
+            key = max(key, (((a >> 5) << 5) | (31 - m)) | -(ov | np.int64(a <= 0)))
+        if key < 0:
+            return best, best_m, out != 0
+        return (key >> 5) - cost, 31 - (key & 31), out != 0
     union = s[U0]
     ch = changed
     while ch:
