@@ -259,6 +259,7 @@ def test_each_game_carries_its_own_defaults():
     generic = {p.name: p.default for p in M.PARAMS}
     moon = parse_bots(m, "mcts", 3)[0]
     assert moon.values[M.P_DELEGATE] == moon_bots.DISCARD_BASE != generic["delegate"]
+    assert moon.values[M.P_DEPTH] == 8 != generic["depth"]
     assert moon.label == "mcts"
     assert parse_bots(m, "mcts:delegate=0", 3)[0].label == "mcts:delegate=0"
     stacks = parse_bots(S, "mcts", 2)[0]
