@@ -40,6 +40,20 @@ class ResultsError(ValueError):
     pass
 
 
+def write_atomically(path: str | Path, write) -> None:
+    """``write(tmp)`` to a hidden file beside ``path``, then rename it over ``path``: a
+    reader (or a later run) finds the old file or the whole new one, never part of one; an
+    error or Ctrl-C mid-write leaves no temporary file behind."""
+    path = Path(path)
+    tmp = path.with_name("." + path.name + ".tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def chunk_name(run: int, start: int) -> str:
     return f"part-{run:04d}-{start:012d}.parquet"
 
@@ -111,10 +125,8 @@ class StudyStore:
                     raise ResultsError(f"{path} holds results of a different study: "
                                        f"{difference(stored['study'], study)}; use another --out directory")
                 return cls(path, study, int(stored["chunk"]), lock)
-            tmp = manifest.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"format": FORMAT, "version": VERSION, "chunk": chunk, "study": study},
-                                      indent=1))
-            os.replace(tmp, manifest)
+            text = json.dumps({"format": FORMAT, "version": VERSION, "chunk": chunk, "study": study}, indent=1)
+            write_atomically(manifest, lambda tmp: tmp.write_text(text))
             return cls(path, study, chunk, lock)
         except BaseException:
             _release(lock)
@@ -146,18 +158,10 @@ class StudyStore:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        f = self.file(task)
-        tmp = f.with_name("." + f.name + ".tmp")
         table = pa.Table.from_pandas(frame, schema=arrow_schema(frame), preserve_index=False)
         # no pandas metadata: it would record per-file dtypes (float for a column that is
         # null in this chunk) and the dataset's files would disagree
-        try:
-            pq.write_table(table.replace_schema_metadata(None), tmp)
-            os.replace(tmp, f)
-        except BaseException:
-            # Ctrl-C (or a full disk) mid-write: leave no half-written file behind
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomically(self.file(task), lambda tmp: pq.write_table(table.replace_schema_metadata(None), tmp))
 
     def read(self, task: "Task") -> pd.DataFrame:
         """The stored chunk, cut to the task's games."""

@@ -28,7 +28,7 @@ import pandas as pd
 
 from simcore.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, StudyStore, content_identity
+from .store import DEFAULT_CHUNK, StudyStore, content_identity, write_atomically
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -342,13 +342,35 @@ def to_jsonable(value):
     return value
 
 
+def parse_assignments(items: Sequence[str], flag: str, error: type[Exception]) -> dict[str, list[str]]:
+    """``name=v1,v2,…`` per item, as text: each name once, no value empty or listed twice
+    (``tune --grid``, ``sweep --vary``; each then checks its names and parses its values).
+    ``error`` is raised with a message that names ``flag`` and the item."""
+    grid: dict[str, list[str]] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        name = name.strip()
+        vals = [v.strip() for v in values.split(",")]
+        if not sep or not name or not any(vals):
+            raise error(f"malformed {flag} {item!r}: expected name=v1,v2,…")
+        if name in grid:
+            raise error(f"{flag} {name} given twice: list all its values in one {flag} {name}=v1,v2,…")
+        if not all(vals):
+            raise error(f"{flag} {item!r}: an empty value (two commas, or one at either end)")
+        repeated = sorted({v for v in vals if vals.count(v) > 1})
+        if repeated:
+            raise error(f"{flag} {item!r}: value {repeated[0]} listed twice")
+        grid[name] = vals
+    return grid
+
+
 def write_tables(out, tables: dict[str, pd.DataFrame]) -> list[str]:
     from pathlib import Path
 
     written = []
     for name, table in tables.items():
         path = Path(out) / f"{name}.csv"
-        table.to_csv(path, index=False)
+        write_atomically(path, lambda tmp: table.to_csv(tmp, index=False))
         written.append(path.name)
     return written
 
@@ -371,5 +393,6 @@ def run_study(study: Study, collector, out: str | None = None, progress: bool | 
         record = study.describe()
         record.update(executor.describe())
         record["results"] = RESULTS_DIR
-        (Path(out) / "study.json").write_text(json.dumps(to_jsonable(record), indent=1) + "\n")
+        text = json.dumps(to_jsonable(record), indent=1) + "\n"
+        write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
     return outcome

@@ -27,7 +27,7 @@ from simcore.runner import RunConfig
 
 from .fpa import first_vs_fair, win_shares
 from .results import seat_matrix
-from .study import Study
+from .study import Study, parse_assignments
 
 BASE_METRICS = ("seat0_share", "turns", "decisions", "margin", "truncated")
 METRIC_WORDS = {
@@ -43,26 +43,17 @@ def parse_vary(game: str, items: Sequence[str]) -> dict[str, list]:
     """``name=v1,v2,…`` per item; every name an option of the game, every value valid."""
     info = load_game(game).INFO
     by_name = {o.name: o for o in info.options}
-    grid: dict[str, list] = {}
     if not items:
         raise OptionError("sweep needs at least one --vary name=v1,v2,…")
-    for item in items:
-        name, sep, values = item.partition("=")
-        name = name.strip()
-        vals = [v.strip() for v in values.split(",")]
-        if not sep or not name or not any(vals):
-            raise OptionError(f"malformed --vary {item!r}: expected name=v1,v2,…")
+    grid: dict[str, list] = {}
+    for name, vals in parse_assignments(items, "--vary", OptionError).items():
         if name not in by_name:
             raise OptionError(f"--vary: unknown option {name!r} for {game} (options: {', '.join(by_name)})")
-        if name in grid:
-            raise OptionError(f"--vary: option {name!r} given twice")
-        if not all(vals):
-            raise OptionError(f"--vary {item!r}: an empty value (two commas, or one at either end)")
         parsed = []
         for v in vals:
             value = by_name[name].parse(v)
-            if value in parsed:
-                raise OptionError(f"--vary {item!r}: {v} is the same value as an earlier one")
+            if value in parsed:  # two spellings of one value (true and 1)
+                raise OptionError(f"--vary {name}={','.join(vals)}: {v} is the same value as an earlier one")
             parsed.append(value)
         grid[name] = parsed
     return grid

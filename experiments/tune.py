@@ -17,26 +17,12 @@ from bots.registry import BotError
 from reports.stats import wilson_interval
 from simcore.runner import RunConfig
 
-from .study import Study, run_study
+from .study import Study, parse_assignments, run_study
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list[str]]:
-    grid: dict[str, list[str]] = {}
-    for item in items:
-        name, sep, values = item.partition("=")
-        name = name.strip()
-        vals = [v.strip() for v in values.split(",")]
-        if not sep or not name or not any(vals):
-            raise BotError(f"malformed --grid {item!r}: expected name=v1,v2,…")
-        if name in grid:
-            raise BotError(f"--grid {name} given twice: list all its values in one --grid {name}=v1,v2,…")
-        if not all(vals):
-            raise BotError(f"--grid {item!r}: an empty value (two commas, or one at either end)")
-        repeated = sorted({v for v in vals if vals.count(v) > 1})
-        if repeated:
-            raise BotError(f"--grid {item!r}: value {repeated[0]} listed twice")
-        grid[name] = vals
-    return grid
+    """``--grid name=v1,v2,…`` items (the bot checks the names and values)."""
+    return parse_assignments(items, "--grid", BotError)
 
 
 def build(game: str, bot: str, grid: dict[str, list[str]], against: str, players: int | None,

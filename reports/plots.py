@@ -16,6 +16,18 @@ def _pyplot():
     return plt
 
 
+def _save(fig, path: str | Path) -> None:
+    """Write the figure whole or not at all (a later run or a reader never sees half a
+    PNG), then free it."""
+    from experiments.store import write_atomically
+
+    path = Path(path)
+    try:
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".") or "png"))
+    finally:
+        _pyplot().close(fig)
+
+
 def ratings_plot(ratings: pd.DataFrame, path: str | Path, title: str = "") -> None:
     plt = _pyplot()
     r = ratings.sort_values("rating")
@@ -28,8 +40,7 @@ def ratings_plot(ratings: pd.DataFrame, path: str | Path, title: str = "") -> No
     ax.set_xlabel("rating (Elo scale, mean 0) with 95% bootstrap interval")
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def pairwise_heatmap(pairwise: pd.DataFrame, path: str | Path, title: str = "") -> None:
@@ -52,8 +63,7 @@ def pairwise_heatmap(pairwise: pd.DataFrame, path: str | Path, title: str = "") 
     fig.colorbar(im, ax=ax, label="win rate of row bot against column bot")
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def fpa_plot(fpa: pd.DataFrame, path: str | Path, title: str = "", xlabel: str = "seat") -> None:
@@ -76,8 +86,7 @@ def fpa_plot(fpa: pd.DataFrame, path: str | Path, title: str = "", xlabel: str =
     axes[0][0].legend(loc="upper right", fontsize="small")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title: str = "") -> None:
@@ -108,5 +117,4 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
         ax.axis("off")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)

@@ -245,3 +245,31 @@ def test_cluster_without_dask_says_how_to_install_it(monkeypatch):
 
     with pytest.raises(ClusterError, match=r"pip install 'playlab\[cluster\]'"):
         DaskExecutor("tcp://127.0.0.1:8786")
+
+
+def test_a_failed_write_keeps_the_old_file_whole_and_leaves_no_temporary(tmp_path):
+    from experiments.store import write_atomically
+
+    path = tmp_path / "study.json"
+    write_atomically(path, lambda tmp: tmp.write_text('{"games": 10}\n'))
+    assert path.read_text() == '{"games": 10}\n'
+
+    def half_then_fail(tmp):
+        tmp.write_text('{"gam')  # a crash (or Ctrl-C) in the middle of writing
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, half_then_fail)
+    assert path.read_text() == '{"games": 10}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["study.json"]
+
+
+def test_a_study_command_writes_whole_files_only(tmp_path):
+    out = tmp_path / "fpa"
+    result = CliRunner().invoke(cli, ["fpa", "moon", "--games", "30", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "study.json").read_text())
+    assert record["results"] == "results"
+    assert not [p.name for p in out.rglob(".*.tmp")]
+    csvs = sorted(p.name for p in out.glob("*.csv"))
+    assert csvs and all(pd.read_csv(out / c).shape[0] > 0 for c in csvs)
