@@ -99,6 +99,19 @@ in ``_rows_best`` alone, never run, 3-5%; wrong cells and footprint kept in the 
 bit-sliced per-move counts: no better).  A row tried costs only about 1-2% of a greedy
 decision (doubling ``_row`` and ``_best_last``: +5% at 2 players, +9% at 5), so no
 bound can take more than a few percent off.
+A sampled profile (``perf`` with the cpu-clock event over 3,800 recorded first decisions
+that go on to move, 2 players; no hardware counters on the machine) splits such a decision:
+``_rows_best`` about 45% (in it the re-analysis of ``_row`` about a third, ``_best_last``
+a fifth, the GAIN table and bounds the rest), ``build_list`` about 37% (its loop over the
+placements, ``analyse`` and the rows, nearly half of it), the payer with ``_far`` and
+``_fodder`` about 7%; no instruction holds more than 3%.  A hand there has about 4 cards
+and 16 placements (2 wrong cells in 65% of them, 1 in 26%, 3-4 in 7%).  Measured the same
+way and not done: the placements bucketed by wrong-cell count, each kind in a loop of its
+own (first decisions 14% slower); indexing without Numba's negative-index wrap (no change:
+LLVM drops it already); ``NUMBA_OPT=2`` (no change); ``_best_last``'s path for more than
+three changed cards as a call of its own (no change); the move-by-move bound above, again
+over three processes (first decisions 7-13% slower).  Timing in one process moves by up to
+4% with where the code lands in memory, so a smaller change needs several processes.
 In the solo game 93% of first decisions see the grid of the seat's previous decision
 (at 2 and 5 players 4% and 0%), so a per-card cache of the list would pay in the solo
 game only.
