@@ -53,7 +53,7 @@ def parse_vary(game: str, items: Sequence[str]) -> dict[str, list]:
         for v in vals:
             value = by_name[name].parse(v)
             if value in parsed:  # two spellings of one value (true and 1)
-                raise OptionError(f"--vary {name}={','.join(vals)}: {v} is the same value as an earlier one")
+                raise OptionError(f"--vary {name + '=' + ','.join(vals)!r}: {v} is the same value as an earlier one")
             parsed.append(value)
         grid[name] = parsed
     return grid
