@@ -125,6 +125,7 @@ import functools
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -293,14 +294,53 @@ def _without(lo, hi, c):
     return lo, hi & ~(np.int64(1) << (c - HALF))
 
 
+LOW_BITS = 0x09249249  # bits 0, 3, ..., 27: the lowest bit of each cell and of the dummy cell
+
+
+def fast_pext() -> bool:
+    """Whether the machine the kernels are compiled for extracts bits in one instruction
+    (BMI2 ``pext``: Intel since Haswell, AMD since Zen 3).  AMD's earlier cores with BMI2
+    run it as microcode, tens of cycles, slower than the shifts; a target named through
+    NUMBA_CPU_NAME or NUMBA_CPU_FEATURES (a cache for other machines) keeps the shifts."""
+    from llvmlite import binding as ll
+    from numba.core import config
+    if config.CPU_NAME or config.CPU_FEATURES:
+        return False
+    return bool(ll.get_host_cpu_features().get("bmi2")) and \
+        ll.get_host_cpu_name() not in ("bdver4", "znver1", "znver2")
+
+
+FAST_PEXT = fast_pext()
+
+
+@intrinsic
+def _pext(typingctx, v, mask):
+    """BMI2 ``pext``: the bits of v under mask, packed low (only where FAST_PEXT)."""
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(64)])
+        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pext.64"),
+                            args)
+    return types.int64(types.int64, types.int64), codegen
+
+
 @kernel(inline="always")
-def _compress(v):
-    """Bits 0, 3, 6, ..., 24 of v as bits 0..8."""
-    v &= 0x09249249
+def _compress_shifts(v):
+    """Bits 0, 3, 6, ..., 27 of v as bits 0..9."""
+    v &= LOW_BITS
     v = (v ^ (v >> 2)) & 0x030C30C3
     v = (v ^ (v >> 4)) & 0x0300F00F
     v = (v ^ (v >> 8)) & 0xFF0000FF
     return (v ^ (v >> 16)) & 0x3FF
+
+
+@kernel(inline="always")
+def _compress_pext(v):
+    return _pext(v, np.int64(LOW_BITS))
+
+
+# one instruction instead of eight shifts and masks: a first decision about 5% faster
+# (analyse and the rows of build_list call it for every placement)
+_compress = _compress_pext if FAST_PEXT else _compress_shifts
 
 
 @kernel(inline="always")

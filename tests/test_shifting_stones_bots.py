@@ -212,6 +212,20 @@ def _random_grid(rng):
     return sum((2 * k + int(rng.integers(2))) << (3 * x) for x, k in enumerate(kinds))
 
 
+def test_cell_bits_are_packed_alike_by_shifts_and_by_pext():
+    """``_compress`` (pext where the machine runs it in one instruction, else shifts) packs
+    bits 0, 3, ..., 27 into bits 0..9, whatever the other bits hold."""
+    rng = np.random.default_rng(11)
+    values = [0, (1 << 28) - 1, B.LOW_BITS, ~B.LOW_BITS & ((1 << 62) - 1)] + \
+        [int(v) for v in rng.integers(0, 1 << 62, 500)]
+    for v in values:
+        want = sum(((v >> (3 * x)) & 1) << x for x in range(10))
+        assert B._compress_shifts(np.int64(v)) == want
+        assert B._compress(np.int64(v)) == want
+    if B.FAST_PEXT:
+        assert B._compress is B._compress_pext
+
+
 def test_fast_depth_two_search_equals_the_plain_search():
     """The placement-list search (first moves pruned, placements analysed again only when
     the first move can change them) gives the plain search's value, and its move whenever
