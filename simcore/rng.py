@@ -13,7 +13,8 @@ promotes to ``float64``, so every constant is wrapped.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -97,13 +98,20 @@ def kth_set_bit(mask, k):
     return lowest_bit_index(m)
 
 
+@intrinsic
+def _ctpop(typingctx, m):
+    """LLVM's population count of a 64-bit word: one ``popcnt`` where the machine has it
+    (a bit-twiddling sequence is recognised only where LLVM has not already simplified it
+    around known-zero bits: measured, it stayed a dozen instructions in a bot's loop)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.int64(types.int64), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(m):
-    m = np.uint64(m)
-    m = m - ((m >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    m = (m & np.uint64(0x3333333333333333)) + ((m >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    m = (m + (m >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    """The number of set bits of the 64-bit word ``m``."""
+    return _ctpop(np.int64(m))
 
 
 @njit(cache=True, inline="always")
