@@ -217,8 +217,9 @@ MOVES_TOUCHING = np.array(
 # ---- scratch layout --------------------------------------------------------------------------
 # scratch[PLAN:PLAN+6]  the move planned at the last discard and the state it is for
 # scratch[MEMO:MEMO+5]  a grid, some cards, and which of them match it (known after a move)
-# scratch[MEMO+5:+12]   after a two-move plan's first move: the state expected, the second
-#                       move (the best single move there) and the cards it completes
+# scratch[MEMO+5:+13]   after a two-move plan's first move: the state expected, the second
+#                       move (the best single move there), the cards it completes and the
+#                       card that will pay for it
 # scratch[FIRST:FIRST+6] a turn's first decision that found nothing paying, and the state
 #                       it was for (solo: the next turn may start from the same one)
 # scratch[ACC:ACC+21]   plain search: per move (points << 8) + count of the cards it completes
@@ -243,8 +244,8 @@ PLAN = 0
 PLAN_SEAT, PLAN_GRID, PLAN_CARD, PLAN_LO, PLAN_HI, PLAN_MOVE = range(PLAN, PLAN + 6)
 MEMO = PLAN + 6
 MC_GRID, MC_KNOWN_LO, MC_KNOWN_HI, MC_MATCH_LO, MC_MATCH_HI = range(MEMO, MEMO + 5)
-NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI = range(MEMO + 5, MEMO + 12)
-FIRST = MEMO + 12
+NX_SEAT, NX_GRID, NX_LO, NX_HI, NX_MOVE, NX_KEEP_LO, NX_KEEP_HI, NX_PAY = range(MEMO + 5, MEMO + 13)
+FIRST = MEMO + 13
 FC_SEAT, FC_GRID, FC_LO, FC_HI, FC_BOT, FC_CV = range(FIRST, FIRST + 6)
 ACC = FIRST + 6
 PU = ACC
@@ -1070,7 +1071,14 @@ def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
         g = do_move(g, m2)
     # m2 is the best single move after m1 unless a move was ruled out for completing too
     # many cards (without the payer it may not be)
-    return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi), -1 if over else m2
+    if over:
+        m2 = -1
+    if m2 < 0:
+        return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi), m2
+    # the card to pay for m2 (NX_*): then _fodder looks at the same grid and the same cards
+    # less the one paying now, so it picks the second choice now
+    pay, s[NX_PAY] = _fodder2(params, g, lo & ~keep_lo, hi & ~keep_hi)
+    return pay, m2
 
 
 @kernel
@@ -1091,7 +1099,7 @@ def _payer_single(params, grid, lo, hi, m1, slots, s):
 
 
 # ---- which card pays ------------------------------------------------------------------------------
-@kernel
+@kernel(inline="always")  # called per card: the call cost about as much as its loop
 def _far(params, grid, c):
     """Wrong cells of card c's best placement at ``grid``."""
     best = 9
@@ -1101,6 +1109,31 @@ def _far(params, grid, c):
         if w < best:
             best = w
     return best
+
+
+@kernel
+def _fodder2(params, grid, lo, hi):
+    """``_fodder``'s first and second choices (-1 where there is none)."""
+    pay = -1
+    best = -1
+    pay2 = -1
+    best2 = -1
+    for word in range(2):
+        m = lo if word == 0 else hi
+        base = 0 if word == 0 else HALF
+        while m:
+            c = base + trailing_zeros(m)
+            m &= m - 1
+            key = _far(params, grid, c) * 16 + params[P_POINTS + c]
+            if key > best:
+                best2 = best
+                pay2 = pay
+                best = key
+                pay = c
+            elif key > best2:
+                best2 = key
+                pay2 = c
+    return pay, pay2
 
 
 @kernel
@@ -1250,8 +1283,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         # the second move of the plan found at the last discard: it is the best single
         # move here (see _remember)
         m1 = scratch[NX_MOVE]
-        g2 = do_move(grid, m1)
-        c = _fodder(params, g2, lo & ~scratch[NX_KEEP_LO], hi & ~scratch[NX_KEEP_HI])
+        c = scratch[NX_PAY]  # chosen with the plan (see _payer_list)
         scratch[MC_MATCH_LO] = scratch[NX_KEEP_LO]
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1

@@ -226,6 +226,20 @@ def test_cell_bits_are_packed_alike_by_shifts_and_by_pext():
         assert B._compress is B._compress_pext
 
 
+def test_the_payer_of_a_second_move_is_the_second_choice_of_the_first():
+    """A two-move plan's second card (chosen with the plan, see ``_payer_list``) is the card
+    ``_fodder`` picks at the same grid among the same cards less the first one paid."""
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        grid = np.int64(_random_grid(rng))
+        lo, hi = masks([int(c) + 1 for c in rng.choice(72, int(rng.integers(1, 7)), replace=False)])
+        lo, hi = np.int64(lo), np.int64(hi)
+        first, second = B._fodder2(PARAMS, grid, lo, hi)
+        assert first == B._fodder(PARAMS, grid, lo, hi)
+        rest_lo, rest_hi = B._without(lo, hi, first)
+        assert second == (B._fodder(PARAMS, grid, rest_lo, rest_hi) if rest_lo | rest_hi else -1)
+
+
 def test_fast_depth_two_search_equals_the_plain_search():
     """The placement-list search (first moves pruned, placements analysed again only when
     the first move can change them) gives the plain search's value, and its move whenever
