@@ -239,7 +239,7 @@ MOVES_TOUCHING = np.array(
 #                       completions | those after which one may gain or lose some << 21.
 #                       Then per placement e: its completions at the search's grid | its
 #                       index in params << 21 | k << 40; the first moves after which it may
-#                       gain completions | those after which it may lose some << 21
+#                       gain or lose completions (what ``_row`` asks of it)
 PLAN = 0
 PLAN_SEAT, PLAN_GRID, PLAN_CARD, PLAN_LO, PLAN_HI, PLAN_MOVE = range(PLAN, PLAN + 6)
 MEMO = PLAN + 6
@@ -662,7 +662,7 @@ def build_list(params, grid, lo, hi, s, with_new, reuse=False):
         if with_new:
             new, lose = _placement_rows(s, grid, mask, value, comp & ALL_MOVES, k0, k1, k2, k3)
             rows |= new
-            s[pl + 2 * x + 1] = new | (lose << MOVES)
+            s[pl + 2 * x + 1] = new | lose
             s[hdr + 3] |= new | ((new | lose) << MOVES)
     union = np.int64(0)
     for j in range(k):
@@ -807,7 +807,7 @@ def _row(params, grid, m1, slots, s):
         for e in range((hdr >> 16) & 255, (hdr >> 24) & 255):
             w = s[pl + 2 * e]
             nl = s[pl + 2 * e + 1]
-            if ((nl >> m1) | (nl >> (MOVES + m1))) & 1:
+            if (nl >> m1) & 1:
                 i = (w >> MOVES) & 0x7FFFF
                 comp |= analyse(g1, params[P_PL_MASK + i], params[P_PL_VALUE + i])
             else:
