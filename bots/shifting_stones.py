@@ -36,11 +36,26 @@ below 0.5 plays alike at depth 2, and wins about 60% against 0.5), ``skip_thresh
 many times slower).
 
 Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
-compiled without reference counting): a greedy decision costs about 4.8-5.3 random
-decisions in the same positions at 1-5 players (``x same``; 5.3-5.5 before the tighter
-bound, the table-driven ``analyse`` and the solo memo below, measured side by side on a
-shared 2-core machine, where figures move by about 5%).  About 70% of it is the first
-decision of a turn that goes on to move (~3000-4000 cycles).  Measured by doubling one
+compiled without reference counting): a greedy decision costs about 4.4-4.9 random
+decisions in the same positions at 1-5 players (``x same``; 4.7-5.3 before the three
+changes below, 5.3-5.5 before the tighter bound, the table-driven ``analyse`` and the
+solo memo, measured side by side on a shared 2-core machine, where one run's figure
+moves by 5-10%).  Measured by ``playlab bench`` alternating the old and new trees in
+separate processes (2 players, three runs each: 5.00 / 5.00 / 4.67 -> 4.57-4.87; 5
+players: 5.33 / 5.10 / 5.11 -> 4.48-4.69), same play:
+
+- the second card of a two-move plan is chosen with the plan (``_fodder2``: the payer's
+  second choice at the same grid is what the second decision would pick), so that
+  decision no longer works it out again: the payer was about 8% of the bot's time;
+- ``_compress`` is one BMI2 ``pext`` where the machine runs it in one instruction
+  (``FAST_PEXT``): first decisions about 5% faster in the replay;
+- ``popcount`` is LLVM's ``ctpop``: in ``_far`` the bit-twiddling form stayed a dozen
+  instructions (LLVM had simplified it around known-zero bits before recognising it).
+
+About 75% of the cost is the first decision of a turn that goes on to move (~3000-4000
+cycles); a sampled profile of the bot's own games (2 players, after these changes) puts
+``_rows_best`` at 34% of the run, ``build_list`` 31%, ``greedy`` itself 8% (half of it
+the look for a matching card), the payer 5%, the engine 15%.  Measured by doubling one
 piece at a time (same play, so the extra time is that piece's cost; recorded decisions
 replayed in one process, new against old): of a decision, ``build_list`` with its rows
 about 32% (the rows half of it), ``_row`` about 18% (half of that its ``analyse``
@@ -115,6 +130,15 @@ over three processes (first decisions 7-13% slower).  Timing in one process move
 In the solo game 93% of first decisions see the grid of the seat's previous decision
 (at 2 and 5 players 4% and 0%), so a per-card cache of the list would pay in the solo
 game only.
+Also measured and not done (first decisions replayed, or ``playlab bench`` alternating
+trees): ``analyse`` indexing its tables by 3x to drop the cell lookup from its chain (no
+change); each placement's cells, wanted kinds and touching moves precomputed (no change);
+the GAIN table and ``_best_last``'s maximum as fixed 21-move loops that LLVM vectorises
+(no gain; the second slower); the list's own scan for a matching card in place of
+``card_matches`` (the headers are built for every card first: 3% slower); and the quick
+look at a turn's first decision as well (taking a paying single move without the depth-2
+search): much cheaper but much weaker, it won 43% of 2-player games against the default's
+64% (40,000 games in each seating).
 
 Information: the bot reads its own hand, the grid, PENDING, TURN_ACTIONS and whether it
 may skip; never another hand or the draw pile.  It draws no random numbers (ties go to
