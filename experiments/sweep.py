@@ -125,6 +125,13 @@ class Collector:
         return pd.concat(self.parts[run], ignore_index=True).sort_values("index").reset_index(drop=True)
 
 
+def _mean_of_decided(values: np.ndarray) -> float:
+    """The mean over the games that give the metric a value (NaN, without numpy's warning,
+    when none does: every game truncated)."""
+    decided = values[~np.isnan(values)]
+    return float(decided.mean()) if decided.size else float("nan")
+
+
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
     names = list(study.meta["vary"])
     n = study.configs[0].players
@@ -161,7 +168,7 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
             b = base[m].to_numpy(np.float64)
             ok = ~(np.isnan(a) | np.isnan(b))
             test = {"run": r, **{k: study.configs[r].variant[k] for k in names}, "metric": m,
-                    "value": float(np.nanmean(a)), "baseline_value": float(np.nanmean(b)), "pairs": int(ok.sum())}
+                    "value": _mean_of_decided(a), "baseline_value": _mean_of_decided(b), "pairs": int(ok.sum())}
             if ok.sum() >= 2:
                 d = stats.paired_difference(a[ok], b[ok])
                 test.update(diff=d["mean_diff"], se_paired=d["se_paired"], se_unpaired=d["se_unpaired"])
