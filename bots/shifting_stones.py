@@ -37,8 +37,8 @@ many times slower).
 
 Cost (``playlab bench shifting-stones --bots greedy --threads 1``, against the loop
 compiled without reference counting): a greedy decision costs about 4.4-4.9 random
-decisions in the same positions at 1-5 players (``x same``; 4.7-5.3 before the three
-changes below, 5.3-5.5 before the tighter bound, the table-driven ``analyse`` and the
+decisions in the same positions at 1-5 players (``x same``; three runs of all five
+counts gave 4.38-4.94, mean 4.66; 4.7-5.3 before the three changes below, 5.3-5.5 before the tighter bound, the table-driven ``analyse`` and the
 solo memo, measured side by side on a shared 2-core machine, where one run's figure
 moves by 5-10%).  Measured by ``playlab bench`` alternating the old and new trees in
 separate processes (2 players, three runs each: 5.00 / 5.00 / 4.67 -> 4.57-4.87; 5
@@ -1137,7 +1137,9 @@ def _far(params, grid, c):
 
 @kernel
 def _fodder2(params, grid, lo, hi):
-    """``_fodder``'s first and second choices (-1 where there is none)."""
+    """``_fodder``'s first and second choices (-1 where there is none): in one pass over
+    the cards in id order, a key must beat the best (then the second) strictly, so ties
+    go to the lowest id."""
     pay = -1
     best = -1
     pay2 = -1
@@ -1164,19 +1166,7 @@ def _fodder2(params, grid, lo, hi):
 def _fodder(params, grid, lo, hi):
     """Among the cards (lo, hi): the farthest from matching ``grid``, then the one worth
     most points (the hardest to score), then the lowest id."""
-    pay = -1
-    best = -1
-    for word in range(2):
-        m = lo if word == 0 else hi
-        base = 0 if word == 0 else HALF
-        while m:
-            c = base + trailing_zeros(m)
-            m &= m - 1
-            key = _far(params, grid, c) * 16 + params[P_POINTS + c]
-            if key > best:
-                best = key
-                pay = c
-    return pay
+    return _fodder2(params, grid, lo, hi)[0]
 
 
 @kernel
