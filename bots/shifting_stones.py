@@ -1097,11 +1097,11 @@ def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
     # many cards (without the payer it may not be)
     if over:
         m2 = -1
-    if m2 < 0:
-        return _fodder(params, g, lo & ~keep_lo, hi & ~keep_hi), m2
-    # the card to pay for m2 (NX_*): then _fodder looks at the same grid and the same cards
-    # less the one paying now, so it picks the second choice now
-    pay, s[NX_PAY] = _fodder2(params, g, lo & ~keep_lo, hi & ~keep_hi)
+    pay, pay2 = _fodder2(params, g, lo & ~keep_lo, hi & ~keep_hi)
+    if m2 >= 0:
+        # the card to pay for m2 (NX_*): then _fodder looks at the same grid and the same
+        # cards less the one paying now, so it picks the second choice now
+        s[NX_PAY] = pay2
     return pay, m2
 
 
