@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from bots.registry import RANDOM_KIND, parse_bots
-from simcore.runner import Batch, RunConfig, set_threads
+from runtime.runner import Batch, RunConfig, set_threads
 
 # a measurement keeps doubling its game count until one batch takes this long
 MIN_SECONDS = 1.0
@@ -86,7 +86,6 @@ def measure_against_random(config: RunConfig, threads: int, games: int | None = 
         n = games or max(16, int(record["games_per_s"] / 3))
         record.update(same_positions(config, n, max(rounds, 5)))
     if any(b.spec.name == "mcts" for b in config.bots):
-        from bots.generic.mcts import iterations_rate
         record["iterations_per_s"] = iterations_rate(config)
     return record
 
@@ -153,3 +152,43 @@ def format_table(records: list[dict]) -> str:
         lines.append("x same: what a decision of these bots costs next to a random decision in the "
                      "same positions (their own games replayed; one thread)")
     return "\n".join(lines)
+
+
+def iterations_rate(config, seconds: float = 1.0) -> float:
+    """Iterations per second of the config's mcts seats on one thread (``playlab bench``'s
+    ``iterations_per_s``): its games stepped from Python through the compiled engine, the
+    search calls timed and their ``LAST_ITERATIONS`` summed (forced and delegated
+    decisions run none and are not counted)."""
+    import time
+
+    from bots.registry import allocate_memory, bot_arrays
+    from runtime.kernels import kernels_for
+    from bots.generic.mcts import LAST_ITERATIONS, SPEC, _greedy_memory
+    from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
+
+    module, info, players = config.module, config.info, config.players
+    k = kernels_for(config.game)
+    params = config.params()
+    kinds, bp = bot_arrays(config.bots)
+    imem, fmem = allocate_memory(config.bots, info, players)
+    gi, _ = _greedy_memory(info)
+    header = players * gi + LAST_ITERATIONS
+    seats = [s for s, b in enumerate(config.bots) if b.spec.name == SPEC.name]
+    state = np.zeros(info.state_size(players), np.int64)
+    rng = np.zeros(players, np.int64)
+    spent, done, g = 0.0, 0, 0
+    while spent < seconds and g < 1000:
+        module.init(state, params, players, stream_key(config.seed, g, CHANCE_STREAM))
+        for s in range(players):
+            rng[s] = stream_key(config.seed, g, bot_stream(s))
+        while not module.is_terminal(state) and spent < seconds:
+            p = int(module.current_player(state))
+            t0 = time.perf_counter()
+            a = k.choose_action(kinds, bp, state, params, rng, p, imem, fmem)
+            t1 = time.perf_counter()
+            if p in seats and imem[p, header] > 0:
+                spent += t1 - t0
+                done += int(imem[p, header])
+            module.apply(state, params, a)
+        g += 1
+    return done / spent if spent > 0 else 0.0

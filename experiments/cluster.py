@@ -80,7 +80,7 @@ def compile_for(configs) -> None:
 
 
 def run_on_worker(fn: Callable, task, threads: int | None):
-    from simcore.runner import set_threads
+    from runtime.runner import set_threads
 
     with _KERNEL_LOCK:
         set_threads(threads)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reports import stats
+from experiments import stats
 from simcore.games import load_game
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
 from .results import seat_matrix
 from .study import Study

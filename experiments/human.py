@@ -27,7 +27,7 @@ import numpy as np
 from bots.registry import BotError, allocate_memory
 from simcore.game import Game
 from simcore.rng import bot_stream, stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import write_traces
 
 HUMAN = "human"

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reports.stats import wilson_interval
-from simcore.runner import RunConfig
+from experiments.stats import wilson_interval
+from runtime.runner import RunConfig
 
 from .store import DEFAULT_CHUNK
 from .study import Study, execute_study

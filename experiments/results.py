@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
 # the option whose cap ends a game unfinished (GameInfo.truncation_option once every game
 # declares it)

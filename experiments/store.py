@@ -19,13 +19,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:  # the study layer imports this module
-    from .study import Task
+# a "task" here is anything with ``run``, ``start`` and ``count`` (``experiments.study.Task``):
+# the store sits below the study layer and never imports it
 
 MANIFEST = "_study.json"
 OLD_MANIFEST = "_run.json"
@@ -142,10 +142,10 @@ class StudyStore:
     def __exit__(self, *exc):
         self.close()
 
-    def file(self, task: "Task") -> Path:
+    def file(self, task) -> Path:
         return self.path / chunk_name(task.run, task.start)
 
-    def has(self, task: "Task") -> bool:
+    def has(self, task) -> bool:
         """Whether the task's games are stored.  A shorter chunk (left by a study of fewer
         games) is recomputed; a longer one already holds them; an unreadable one, or one
         whose rows are not the games its name claims, is an error."""
@@ -154,7 +154,7 @@ class StudyStore:
             return False
         return check_chunk(f, task.run, task.start) >= task.count
 
-    def write(self, task: "Task", frame: pd.DataFrame) -> None:
+    def write(self, task, frame: pd.DataFrame) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -163,7 +163,7 @@ class StudyStore:
         # null in this chunk) and the dataset's files would disagree
         write_atomically(self.file(task), lambda tmp: pq.write_table(table.replace_schema_metadata(None), tmp))
 
-    def read(self, task: "Task") -> pd.DataFrame:
+    def read(self, task) -> pd.DataFrame:
         """The stored chunk, cut to the task's games."""
         f = self.file(task)
         df = _read(f)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from simcore.runner import Batch, RunConfig, set_threads, to_frame
+from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
 from .store import DEFAULT_CHUNK, StudyStore, content_identity, write_atomically
 

@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from reports import stats
+from experiments import stats
 from simcore.games import load_game
 from simcore.options import OptionError, players_text
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
 from .fpa import first_vs_fair, win_shares
 from .results import seat_matrix

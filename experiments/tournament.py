@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import BotError, parse_bot
-from reports import stats
+from experiments import stats
 from simcore.games import load_game
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
 from .results import finishing_places
 from .study import Study

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import BotError
-from reports.stats import wilson_interval
-from simcore.runner import RunConfig
+from experiments.stats import wilson_interval
+from runtime.runner import RunConfig
 
 from .study import Study, parse_assignments, run_study
 

@@ -1,7 +1,7 @@
 """Balance statistics of a study's results, computed from its Parquet chunks one file at a
 time (a 100,000-game Shifting Stones chunk carries 72 card columns): seat advantage, win
 rates per bot, score and length distributions, truncation, the per-game sections and the
-luck-and-skill measures.  Every rate comes with a 95% interval (reports.stats); each
+luck-and-skill measures.  Every rate comes with a 95% interval (experiments.stats); each
 function returns plain tables (pandas) that reports.report lays out.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reports import stats
+from experiments import stats
 
 Z95 = 1.959963984540054
 

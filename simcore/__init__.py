@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-_KERNEL_PACKAGES = ("simcore", "bots")
+_KERNEL_PACKAGES = ("simcore", "bots", "runtime")
 
 
 def _source_digest() -> str:

@@ -1,6 +1,6 @@
 """Generic game loop and parallel batch kernel, written once against the protocol.
 
-These are plain-Python templates; ``simcore.kernels.kernels_for(game)`` compiles one copy
+These are plain-Python templates; ``runtime.kernels.kernels_for(game)`` compiles one copy
 per game with ``protocol.bind`` (the names ``init``, ``apply``, ``policy`` … below are
 that game's kernels).  The batch kernel crosses the Python boundary once per batch; bots
 are called by integer id inside the loop: kind 0 is the game's ``random_action``, kinds

@@ -196,6 +196,12 @@ def no_evaluate(state, params, players, out):
         out[s] = 1.0 / players
 
 
+@njit(cache=True)
+def no_policy(kind, bot_params, state, params, rng, seat, imem, fmem):
+    """The policy of a game without bots of its own (no kind reaches it)."""
+    return -1
+
+
 OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate}
 
 

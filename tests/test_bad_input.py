@@ -6,7 +6,7 @@ import os
 import click
 import pytest
 
-from experiments.cli import cli, main
+from playlab.cli import cli, main
 from simcore.games import load_game
 
 
@@ -162,7 +162,7 @@ def test_bench_shows_progress_on_stderr(capsys):
 
 
 def test_compile_notice_only_when_cache_is_cold(tmp_path, monkeypatch):
-    from simcore.kernels import cache_is_cold
+    from runtime.kernels import cache_is_cold
 
     game = load_game("moon")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))

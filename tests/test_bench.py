@@ -6,7 +6,7 @@ import numpy as np
 
 from bots import shifting_stones as stones_bots
 from experiments.bench import measure_against_random, random_baseline
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 
 
 def test_recorded_games_replay_exactly_and_match_single_game_records():

@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-from experiments.cli import main
+from playlab.cli import main
 
 
 def run(capsys, *args):

@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from experiments.cli import main
+from playlab.cli import main
 from simcore.games import load_game
 
 

@@ -14,7 +14,7 @@ from experiments.play import execute  # noqa: E402
 from experiments.store import load_results  # noqa: E402
 from experiments.study import Study, execute_study  # noqa: E402
 from experiments import sweep  # noqa: E402
-from simcore.runner import RunConfig  # noqa: E402
+from runtime.runner import RunConfig  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, executor,
 def test_play_on_the_cluster_from_the_command_line(cluster, tmp_path):
     from click.testing import CliRunner
 
-    from experiments.cli import cli
+    from playlab.cli import cli
 
     args = ["play", "moon", "--games", "900", "--seed", "2", "--json", "--no-progress"]
     here = CliRunner().invoke(cli, args)

@@ -10,10 +10,10 @@ from scipy.stats import chisquare
 
 from bots.registry import allocate_memory, bot_arrays, bots_for, parse_bots
 from simcore.games import available_games, load_game
-from simcore.kernels import kernels_for
+from runtime.kernels import kernels_for
 from simcore.replay import replayer_for
 from simcore.rng import stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace
 
 GAMES = available_games()

@@ -7,7 +7,7 @@ import pytest
 
 from simcore.game import Game, GameError
 from simcore.games import available_games, load_game
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace
 
 GAMES = available_games()

@@ -11,7 +11,7 @@ import pytest
 
 from experiments.human import HumanError, Session, play, seat_bots
 from simcore.replay import replay
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import read_traces
 
 # the first run may compile the bots' one-decision entry point
@@ -20,7 +20,7 @@ PROMPT = r"your move \(1-(\d+), \? rules, q quit\): "
 
 
 def spawn(args, cwd):
-    return pexpect.spawn(sys.executable, ["-m", "experiments.cli", "human", *args], cwd=str(cwd),
+    return pexpect.spawn(sys.executable, ["-m", "playlab.cli", "human", *args], cwd=str(cwd),
                          encoding="utf-8", timeout=60, dimensions=(60, 200))
 
 
@@ -141,7 +141,7 @@ def test_bot_specs_per_seat():
 def test_bad_invocations_are_one_error_line(capsys):
     from click.testing import CliRunner
 
-    from experiments.cli import cli, main
+    from playlab.cli import cli, main
 
     for args, message in [(["moon", "--seat", "3"], "no seat 3"),
                           (["moon", "--bots", "nosuchbot"], "unknown bot"),

@@ -13,8 +13,8 @@ from bots.registry import BotError, allocate_memory, bot_arrays, parse_bots
 from simcore.games import load_game
 from simcore.games import moon as m
 from simcore.games import shifting_stones as g
-from simcore.kernels import kernels_for
-from simcore.runner import Batch, RunConfig, set_threads
+from runtime.kernels import kernels_for
+from runtime.runner import Batch, RunConfig, set_threads
 
 from moon_helpers import DEFAULT_PARAMS as MOON_PARAMS, mask, play_position
 from test_sequence_stacks import make_state
@@ -189,7 +189,9 @@ def test_memory_grows_with_iterations_and_the_tree_fits():
 
 def test_iterations_are_recorded_and_forced_moves_run_none():
     config = RunConfig.build("moon", 3, "mcts:iterations=50:delegate=0", {}, 1)
-    assert M.iterations_rate(config, seconds=0.05) > 0
+    from experiments.bench import iterations_rate
+
+    assert iterations_rate(config, seconds=0.05) > 0
 
 
 # ---- parameters ------------------------------------------------------------------------------
@@ -215,7 +217,7 @@ def test_rollout_by_name_and_label():
     ("mcts:exploration=-0.5", "exploration must be in 0..10"),
     ("mcts:rollout=smart", "rollout must be one of random, greedy")])
 def test_cli_refuses_bad_parameters_in_one_line(capsys, text, words):
-    from experiments.cli import main
+    from playlab.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["play", "moon", "--bots", text, "--games", "1"])
@@ -228,7 +230,7 @@ def test_cli_refuses_bad_parameters_in_one_line(capsys, text, words):
 def test_bots_lists_the_parameters():
     from click.testing import CliRunner
 
-    from experiments.cli import cli
+    from playlab.cli import cli
 
     out = CliRunner().invoke(cli, ["bots", "moon"]).output
     assert "mcts" in out and "iterations" in out and "one of random|greedy" in out
@@ -236,7 +238,7 @@ def test_bots_lists_the_parameters():
 
 @pytest.mark.slow
 def test_moon_against_two_greedy_is_not_weaker_than_fair():
-    from reports.stats import wilson_interval
+    from experiments.stats import wilson_interval
     wins = n = 0
     for seat in range(3):
         bots = ["greedy"] * 3
@@ -281,7 +283,7 @@ def test_bad_game_defaults_are_refused(defaults, words):
 def test_bots_lists_a_games_own_defaults():
     from click.testing import CliRunner
 
-    from experiments.cli import cli
+    from playlab.cli import cli
 
     out = CliRunner().invoke(cli, ["bots", "moon"]).output
     mcts = out[out.index("  mcts "):]

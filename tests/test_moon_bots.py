@@ -5,9 +5,9 @@ import pytest
 
 from bots import moon as mb
 from bots.registry import BotError, bot_arrays, parse_bots
-from reports.stats import wilson_interval
+from experiments.stats import wilson_interval
 from simcore.games import moon as m
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 
 from moon_helpers import DEFAULT_PARAMS, fresh, mask, params, play, play_position
 

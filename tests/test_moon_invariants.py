@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from simcore.games import moon as m
 from simcore.replay import ReplayError, replay
 from simcore.rng import stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace
 
 from moon_helpers import params

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from simcore.games import moon as m
 from simcore.rng import stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace, parse_event
 
 from moon_helpers import DEFAULT_PARAMS, bid_action, fresh, params, play, play_position

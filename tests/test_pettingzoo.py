@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from simcore.game import Game, GameError  # noqa: E402
 from simcore.pettingzoo import ENV_IDS, PlaylabEnv, env  # noqa: E402
-from simcore.runner import Batch, RunConfig  # noqa: E402
+from runtime.runner import Batch, RunConfig  # noqa: E402
 
 CONFIGS = [("moon", 3), ("shifting-stones", 2), ("shifting-stones", 5), ("sequence-stacks", 2),
            ("sequence-stacks", 6)]

@@ -10,8 +10,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from experiments.cli import main
-from simcore.runner import Batch, RunConfig
+from playlab.cli import main
+from runtime.runner import Batch, RunConfig
 
 
 def run(capsys, *args):
@@ -152,7 +152,7 @@ def test_bad_input_is_one_error_line_and_no_report(tmp_path, capsys, studies):
 
 # ---- the balance columns -------------------------------------------------------------------
 def frame(game, players, bots, games=300, seed=5):
-    from simcore.runner import to_frame
+    from runtime.runner import to_frame
 
     config = RunConfig.build(game, players, bots, None, seed)
     return to_frame(config, Batch(config).run(0, games))

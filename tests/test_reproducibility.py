@@ -5,7 +5,7 @@ import pytest
 
 from simcore.games import available_games
 from simcore.rng import below, stream_key
-from simcore.runner import Batch, RunConfig, set_threads
+from runtime.runner import Batch, RunConfig, set_threads
 
 GAMES = available_games()
 
@@ -59,7 +59,7 @@ def test_changing_variant_or_bot_stream_never_changes_the_deal(game):
     t1 = build_trace(Batch(config), 3)
     opening = [e for e in t1["log"] if e.split()[0] in ("deal", "widow", "grid", "hand", "deck")][:5]
     assert opening
-    from simcore.kernels import kernels_for
+    from runtime.kernels import kernels_for
 
     k = kernels_for(game)
     info = config.info

@@ -8,9 +8,9 @@ import pytest
 import simcore.games.sequence_stacks as G
 from bots import sequence_stacks as B
 from bots.registry import BotError, bot_arrays, parse_bots
-from reports.stats import wilson_interval
+from experiments.stats import wilson_interval
 from simcore.rng import stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 
 from test_sequence_stacks import legal, make_state, play_action, slot
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st_
 
 import simcore.games.sequence_stacks as G
-import simcore.runner as R
+import runtime.runner as R
 from simcore.replay import ReplayError, replay
 from simcore.rng import below, stream_key
 from simcore.trace import build_trace

@@ -10,10 +10,10 @@ import pytest
 
 from bots import shifting_stones as B
 from bots.registry import BotError, bot_arrays, parse_bots
-from reports.stats import wilson_interval
+from experiments.stats import wilson_interval
 from simcore.games import shifting_stones as g
 from simcore.rng import stream_key
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 
 from test_shifting_stones import PARAMS, build, hand, legal, masks, scored
 

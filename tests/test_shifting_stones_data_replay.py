@@ -12,7 +12,7 @@ from simcore.games import shifting_stones as g
 from simcore.games.shifting_stones_deck import PACKAGED_DECK, load_deck
 from simcore.options import OptionError
 from simcore.replay import ReplayError, replay
-from simcore.runner import Batch, RunConfig, set_threads
+from runtime.runner import Batch, RunConfig, set_threads
 from simcore.trace import build_trace, result_of
 
 

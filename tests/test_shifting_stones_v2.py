@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from simcore.games import shifting_stones as g
 from simcore.games.shifting_stones_deck import load_deck
-from simcore.runner import Batch, RunConfig
+from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace, parse_event
 from test_shifting_stones import FLIP, PARAMS, SCORE, SHIFT, act, build, discard_for, make_params, summary
 

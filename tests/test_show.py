@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from experiments.cli import main
+from playlab.cli import main
 from simcore.trace import parse_event
 from simcore.games import load_game
 

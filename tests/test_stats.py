@@ -1,4 +1,4 @@
-"""reports.stats: library-backed statistics checked against published values and
+"""experiments.stats: library-backed statistics checked against published values and
 against simulations whose truth is known."""
 import math
 import warnings
@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from reports import stats as S
+from experiments import stats as S
 
 
 # ------------------------------------------------------------------ Wilson intervals
@@ -163,7 +163,7 @@ import pandas as pd  # noqa: E402
 
 def simulate_pl(log_strength, n_deals, per_game, games_per_deal, rng):
     """Plackett-Luce games by the Gumbel trick (order of theta + Gumbel noise), in the
-    long format of reports.stats.  Each game seats a random subset of the bots."""
+    long format of experiments.stats.  Each game seats a random subset of the bots."""
     k = len(log_strength)
     n_games = n_deals * games_per_deal
     players = np.argsort(rng.random((n_games, k)), axis=1)[:, :per_game]

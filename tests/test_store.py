@@ -4,7 +4,7 @@ import pytest
 
 from experiments.play import execute
 from experiments.store import ResultsError, load_results
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
 
 def config(seed=3, **variant):

@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import cli
+from playlab.cli import cli
 from experiments.play import execute
 from experiments.store import MANIFEST, ResultsError, StudyStore, load_results
 from experiments.study import Study
-from simcore.runner import RunConfig
+from runtime.runner import RunConfig
 
-PLAYLAB = [sys.executable, "-m", "experiments.cli"]
+PLAYLAB = [sys.executable, "-m", "playlab.cli"]
 
 
 def moon(seed=3, bots="random", **variant):

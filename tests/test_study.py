@@ -10,7 +10,7 @@ from experiments.results import finishing_places
 from experiments.store import ResultsError, load_results
 from experiments.study import LocalExecutor, Study, Task, execute_study, run_task
 from simcore.rng import CHANCE_STREAM, stream_key
-from simcore.runner import RunConfig, run_games
+from runtime.runner import RunConfig, run_games
 
 
 def two_runs(seed=5):

@@ -195,7 +195,7 @@ REQUIRES = ("observe", "determinize", "legal_actions", "apply", "is_terminal", "
 def bind_extra(game):
     """The game's greedy bot (policy, kind, default parameters, scratch size)."""
     from bots.registry import MAX_BOT_PARAMS, bot_module
-    from simcore.kernels import no_policy
+    from simcore.protocol import no_policy
 
     info = game.INFO
     module = bot_module(game)
@@ -447,42 +447,3 @@ TEMPLATES = ("rollout", "search", "most_visited", "choose")
 # like flatmc: reference counting on for itself and the game kernels it calls
 # (observe/determinize copies, the row reshapes)
 JIT_OPTIONS = {"choose": {"_nrt": True}}
-
-
-def iterations_rate(config, seconds: float = 1.0) -> float:
-    """Iterations per second of the config's mcts seats on one thread (``playlab bench``'s
-    ``iterations_per_s``): its games stepped from Python through the compiled engine, the
-    search calls timed and their ``LAST_ITERATIONS`` summed (forced and delegated
-    decisions run none and are not counted)."""
-    import time
-
-    from bots.registry import allocate_memory, bot_arrays
-    from simcore.kernels import kernels_for
-    from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
-
-    module, info, players = config.module, config.info, config.players
-    k = kernels_for(config.game)
-    params = config.params()
-    kinds, bp = bot_arrays(config.bots)
-    imem, fmem = allocate_memory(config.bots, info, players)
-    gi, _ = _greedy_memory(info)
-    header = players * gi + LAST_ITERATIONS
-    seats = [s for s, b in enumerate(config.bots) if b.spec.name == SPEC.name]
-    state = np.zeros(info.state_size(players), np.int64)
-    rng = np.zeros(players, np.int64)
-    spent, done, g = 0.0, 0, 0
-    while spent < seconds and g < 1000:
-        module.init(state, params, players, stream_key(config.seed, g, CHANCE_STREAM))
-        for s in range(players):
-            rng[s] = stream_key(config.seed, g, bot_stream(s))
-        while not module.is_terminal(state) and spent < seconds:
-            p = int(module.current_player(state))
-            t0 = time.perf_counter()
-            a = k.choose_action(kinds, bp, state, params, rng, p, imem, fmem)
-            t1 = time.perf_counter()
-            if p in seats and imem[p, header] > 0:
-                spent += t1 - t0
-                done += int(imem[p, header])
-            module.apply(state, params, a)
-        g += 1
-    return done / spent if spent > 0 else 0.0

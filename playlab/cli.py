@@ -22,7 +22,7 @@ INDEX_HELP = "game index within the run, 0..2^63-1 (with the seed it reproduces 
 
 
 def _config(game, players, bots, variant, seed):
-    from simcore.runner import RunConfig
+    from runtime.runner import RunConfig
 
     return RunConfig.build(game, _infer_players(players, bots), bots, parse_variant_args(variant), seed)
 
@@ -223,7 +223,7 @@ def games(game):
 
 
 def _echo_columns(info):
-    from simcore.runner import RUNNER_COLUMN_DOCS
+    from runtime.runner import RUNNER_COLUMN_DOCS
 
     click.echo("result columns (S = seat):")
     for col, doc in RUNNER_COLUMN_DOCS:
@@ -308,7 +308,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
             click.echo(outcome.note)
         click.echo(format_summary(config, outcome))
     if trace_file:
-        from simcore.runner import Batch
+        from runtime.runner import Batch
         from simcore.trace import build_trace, write_traces
 
         batch = Batch(config)
@@ -337,7 +337,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
 def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
     """Print one game step by step: each move, its events, and what changed in words."""
     from experiments.show import format_narration, narrate
-    from simcore.runner import Batch
+    from runtime.runner import Batch
 
     config = _config(game, players, bot_specs, variant, seed)
     if view_seat is not None and view_seat >= config.players:
@@ -438,7 +438,7 @@ def tune(game, bot, grid_items, against, players, n_games, seed, variant, thread
     """Rank settings of a bot's parameters by win rate against a field (every seat)."""
     from experiments.study import to_jsonable
     from experiments.tune import parse_grid, tune as run_tune
-    from simcore.runner import RunConfig
+    from runtime.runner import RunConfig
 
     field = RunConfig.build(game, players, against, parse_variant_args(variant), seed)
     n = field.players
@@ -491,7 +491,7 @@ def _study_games(n_games, ci_width, pilot, what):
         raise click.UsageError("give --games or --ci-width, not both")
     if not 0.0 < ci_width < 0.5:
         raise click.BadParameter(f"must be between 0 and 0.5 (exclusive), not {ci_width:g}", param_hint="--ci-width")
-    from reports.stats import games_for_half_width
+    from experiments.stats import games_for_half_width
 
     games = games_for_half_width(ci_width, pilot)
     note = (f"--ci-width {ci_width:g}: {games} games {what}, chosen in advance for a 95% half-width of "
@@ -647,7 +647,7 @@ def _terminate(signum, frame):
 
 def main(argv=None) -> None:
     """Entry point: every failure is one ``error:`` line on stderr and a non-zero exit."""
-    from simcore.runner import KernelError
+    from runtime.runner import KernelError
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
     signal.signal(signal.SIGTERM, _terminate)

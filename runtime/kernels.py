@@ -7,17 +7,9 @@ import sys
 import types
 from functools import lru_cache
 
-from numba import njit
-
-from . import engine
-from .games import load_game
-from .protocol import bind, game_tag
-
-
-@njit(cache=True)
-def no_policy(kind, bot_params, state, params, rng, seat, imem, fmem):
-    """The policy of a game without bots of its own (no kind reaches it)."""
-    return -1
+from simcore import engine
+from simcore.games import load_game
+from simcore.protocol import bind, game_tag, no_policy
 
 
 def cache_is_cold(game: types.ModuleType) -> bool:

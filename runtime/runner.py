@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import Bot, bot_arrays, memory_arrays, parse_bots
-from .engine import COL_DECISIONS
-from .games import load_game
+from simcore.engine import COL_DECISIONS
+from simcore.games import load_game
 from .kernels import kernels_for
 
 
