@@ -1,6 +1,14 @@
-"""Bots: policies that run inside the Numba kernels, chosen per seat by integer id.
+"""Bots: policies that run inside the Numba kernels.
 
-Kind 0 is ``random`` for every game (the game's own ``random_action``).  Each game's
-other bots live in ``bots/<game module>.py`` beside a ``policy`` kernel that dispatches
-on the kind; ``bots.registry`` parses ``NAME:key=value`` specs into kernel arrays.
+Every bot registers itself with ``bots.registry.register_bot`` when its module is imported,
+exactly as a plugin's bots do; the built-in bot modules are listed here and imported the
+first time a game's catalogue is read.
 """
+
+BUILTIN_BOT_MODULES = (
+    "bots.moon",
+    "bots.shifting_stones",
+    "bots.sequence_stacks",
+    "bots.generic.flatmc",
+    "bots.generic.mcts",
+)

@@ -28,7 +28,7 @@ opponents' share, and ``offsuit_weight`` per sure winner outside trumps.
 import numpy as np
 from numba import njit
 
-from bots.registry import BotParam, BotSpec, own_kinds
+from bots.registry import BotParam, BotSpec, register_bot, set_bot_defaults
 from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCARD_BASE, DISCARDED,
                                 FOLLOW_MASK, HAND, HIGH_BID, IN_TRICK, LED, LED_SUIT, MAX_BID, NUM_LED,
                                 NUM_TILES, NUM_TRUMPS, OPT_ALL_PASS, OPT_DOUBLES_TRUMP, OPT_MIN_BID,
@@ -56,14 +56,10 @@ BIDDER_PARAMS = (
     BotParam("offsuit_weight", 0.9, 0.0, 1.0, "tricks counted per sure winner outside trumps"),
 )
 
-BOTS = [
-    BotSpec("greedy",
-            "bids its estimated tricks under its best trump, draws trumps as bidder, wins tricks "
-            "as cheaply as possible, throws its least useful tile"),
-    BotSpec("bidder", "greedy card play with a parameterised bidding policy", BIDDER_PARAMS),
-]
-# the registry numbers the bots (random and the generic bots around these)
-GREEDY_KIND, BIDDER_KIND = own_kinds(BOTS)
+GREEDY_SPEC = BotSpec("greedy",
+                 "bids its estimated tricks under its best trump, draws trumps as bidder, wins tricks "
+                 "as cheaply as possible, throws its least useful tile")
+BIDDER_SPEC = BotSpec("bidder", "greedy card play with a parameterised bidding policy", BIDDER_PARAMS)
 
 # greedy plays the bidder's defaults
 GREEDY_AGGRESSION = BIDDER_PARAMS[P_AGGRESSION].default
@@ -300,32 +296,36 @@ def _cheapest_winner(mask, trump, led):
 
 
 @njit(cache=True)
-def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
-    """Dispatch on the bot kind (``bot_params[seat]`` holds its parameters); kind 0
-    (random) never reaches here.  The bots keep no working memory (``imem``/``fmem``)."""
-    phase = state[PHASE]
+def decide(view, params, seat, aggression, moon_threshold, rule, w):
+    """The shared policy of both bots on the seat's view."""
+    phase = view[PHASE]
     if phase == PHASE_PLAY:
-        return _play(state, params, seat)
-    if kind == GREEDY_KIND:
-        aggression = GREEDY_AGGRESSION
-        moon_threshold = GREEDY_MOON_THRESHOLD
-        rule = GREEDY_TRUMP_RULE
-        w = GREEDY_OFFSUIT_WEIGHT
-    else:
-        aggression = bot_params[seat, P_AGGRESSION]
-        moon_threshold = bot_params[seat, P_MOON_THRESHOLD]
-        rule = np.int64(bot_params[seat, P_TRUMP_RULE])
-        w = bot_params[seat, P_OFFSUIT_WEIGHT]
+        return _play(view, params, seat)
     if phase == PHASE_BID:
-        return _bid(state, params, seat, aggression, moon_threshold, rule, w)
+        return _bid(view, params, seat, aggression, moon_threshold, rule, w)
     if phase == PHASE_DISCARD:
-        return _discard(state, params, seat, rule, w)
-    return _name_trump(state, params, seat, rule, w)
+        return _discard(view, params, seat, rule, w)
+    return _name_trump(view, params, seat, rule, w)
 
 
-# the generic bots' defaults here (bots/registry.py).  mcts: decisions whose lowest legal
-# action is a discard, a bid or a trump go to greedy and the search plays the tiles (searched
-# bidding almost never bid: issue 11).  Rollouts stop after 8 decisions, where evaluate counts
-# the hand's settled points: as strong as 30 and twice the iterations/s (the settings
-# measured, flat search among them, are in the README's MCTS section).
-GENERIC_DEFAULTS = {"mcts": {"delegate": DISCARD_BASE, "depth": 8}}
+def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """``greedy``: the bidder with its defaults.  It keeps no working memory."""
+    return decide(view, params, seat, GREEDY_AGGRESSION, GREEDY_MOON_THRESHOLD, GREEDY_TRUMP_RULE,
+                  GREEDY_OFFSUIT_WEIGHT)
+
+
+def bidder_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """``bidder``: its parameters in ``bot_params[seat]``."""
+    return decide(view, params, seat, bot_params[seat, P_AGGRESSION], bot_params[seat, P_MOON_THRESHOLD],
+                  np.int64(bot_params[seat, P_TRUMP_RULE]), bot_params[seat, P_OFFSUIT_WEIGHT])
+
+
+register_bot(GREEDY_SPEC, greedy_policy, games=("moon",))
+register_bot(BIDDER_SPEC, bidder_policy, games=("moon",))
+
+# the generic bots' defaults here.  mcts: decisions whose lowest legal action is a discard, a
+# bid or a trump go to greedy and the search plays the tiles (searched bidding almost never
+# bid: issue 11).  Rollouts stop after 8 decisions, where evaluate counts the hand's settled
+# points: as strong as 30 and twice the iterations/s (the settings measured, flat search
+# among them, are in the README's MCTS section).
+set_bot_defaults("moon", "mcts", delegate=DISCARD_BASE, depth=8)

@@ -1,40 +1,58 @@
-"""Bot catalogue per game and parsing of ``NAME:key=value:…`` bot specs.
+"""Bots: one registration API for built-in and plugin bots, their catalogue per game, and
+parsing of ``NAME:key=value:…`` bot specs.
 
-A game's catalogue is, in this order: ``random`` (kind 0, the engine's special case: the
-game's own ``random_action``), the game's own bots (``BOTS`` of ``bots/<game module>.py``,
-if that module exists), then the generic bots of ``bots/generic`` (written once, compiled
-per game).  Kinds are positions in that catalogue, assigned here and nowhere else: a game
-bot module learns its own kinds from ``own_kinds(BOTS)``, and the engine learns where the
-generic bots start from ``generic_base(game)``.
+A compiled bot is registered with ``register_bot(spec, policy, games=…)`` (``playlab.register_bot``
+for plugins; every built-in bot module calls it at import, exactly as a plugin does).  Its
+``policy`` is a plain Python function (or a Numba dispatcher, whose Python function is
+used) with the signature
 
-A generic bot is written once, but its best settings differ per game (how deep a rollout
-should run before the game's ``evaluate`` judges it, which decisions a heuristic makes
-better than search).  A game bot module may set ``GENERIC_DEFAULTS = {bot name: {parameter:
-value}}``; its catalogue then carries those defaults, so ``playlab bots GAME`` lists them and
-a bot's label names only what differs from its game's defaults.
+    policy(view, legal, n, bot_params, params, rng, seat, imem, fmem) -> action
 
-Every bot declares its working memory (``BotSpec.memory``: int64 and float64 slots for a
-game, player count and parameter values).  The runner allocates it per chunk of games as
-``(players, n)`` arrays, one row per seat, never shared between seats, and bots receive
-the whole arrays plus their seat.
+- ``view``: the seat's information-set view (the game's ``observe`` of the real state: what
+  the seat may know, the rest ``HIDDEN`` or publicly known); never the real state.
+- ``legal[:n]``: the legal actions, ascending.
+- ``bot_params[seat]``: its parameter values in ``spec.params`` order (float64).
+- ``params``: the game's parameter vector (rule options, data tables).
+- ``rng[seat]``: the seat's own bot stream (``simcore.rng``: ``next_u64``, ``below`` …).
+- ``imem[seat]`` / ``fmem[seat]``: its int64 / float64 working memory (``spec.memory``).
+
+playlab compiles the policy once per game (``bound_policy``), with the game's protocol
+functions (``observe``, ``determinize``, ``legal_actions``, ``apply``, ``returns``,
+``evaluate`` …) as globals of the compiled copy: a search bot written once runs on every
+game that provides what it ``requires`` (a game lacking one does not list it).
+``helpers`` are further plain functions compiled the same way (callees first), and
+``extra(game) -> {name: value}`` adds globals (e.g. another bot's compiled policy).
+
+A game's catalogue is ``random`` (the engine's own: the game's ``random_action``, which
+decides from the legal moves alone), then the bots registered for that game by name, then
+those registered for every game, each in registration order.  Per-game defaults of a bot's
+parameters (``set_bot_defaults``) are part of the catalogue, so ``playlab bots GAME`` lists
+them and a bot's label names only what differs from them.
+
+The integer a kernel dispatches on is assigned per run (``runtime.kernels``): 0 is random,
+1..k the run's other compiled bots in name order.  Nothing here numbers bots.
+
+Python agents (``py:FILE_OR_MODULE:CLASS[:key=value…]``) parse here into a ``Bot`` whose
+``agent`` names the class; ``runtime.agents`` loads and plays them.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import inspect
 import types
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from functools import lru_cache
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from simcore.engine import RANDOM_BOT
-
 # every bot's parameters travel to the kernels as one float64 row of this width
 MAX_BOT_PARAMS = 10
-# the engine calls the game's own random_action for this kind, never a policy
-RANDOM_KIND = RANDOM_BOT
-# the game's own bots take the kinds right after random
-FIRST_GAME_KIND = RANDOM_KIND + 1
+ALL_GAMES = "*"
+RANDOM_NAME = "random"
+AGENT_PREFIX = "py:"
+SEES = ("view", "state")
 
 
 class BotError(ValueError):
@@ -69,6 +87,9 @@ class BotParam:
             raise BotError(f"bot {bot}: parameter {self.name} must be in {self.low:g}..{self.high:g}, not {raw}")
         return float(value)
 
+    def shown(self, value: float) -> str:
+        return self.choices[int(value)] if self.choices else f"{int(value) if self.integer else value:g}"
+
 
 def no_memory(info, players, values) -> tuple[int, int]:
     return 0, 0
@@ -82,69 +103,152 @@ class BotSpec:
     # (int64 slots, float64 slots) of working memory per seat:
     # memory(game INFO, players, parameter values in ``params`` order)
     memory: Callable[..., tuple[int, int]] = no_memory
-    # assigned by the catalogue (``bots_for``); -1 on a declaration
-    kind: int = -1
 
 
-RANDOM = BotSpec("random", "uniformly random over the legal actions", kind=RANDOM_KIND)
+RANDOM = BotSpec(RANDOM_NAME, "uniformly random over the legal actions")
 
 
 @dataclass(frozen=True)
-class Bot:
-    """A configured bot for one seat."""
+class BotEntry:
+    """One registered compiled bot."""
     spec: BotSpec
-    values: tuple[float, ...]
+    policy: Callable
+    games: Any = ALL_GAMES              # ALL_GAMES or a tuple of game names
+    helpers: tuple = ()                 # plain functions compiled with the policy, callees first
+    requires: tuple[str, ...] = ()      # protocol functions the policy calls
+    extra: Callable | None = None       # extra(game module) -> {global name: value}
+    jit_options: Mapping[str, dict] = field(default_factory=dict)  # per function name
+    sees: str = "view"                  # "view" (the default) or "state" (see register_bot)
+    plugin: str | None = None           # the plugin that registered it (None: built in)
+    digest: str = ""                    # hash of the sources it was compiled from
 
-    @property
-    def label(self) -> str:
-        parts = [self.spec.name]
-        for p, v in zip(self.spec.params, self.values):
-            if v != p.default:
-                shown = p.choices[int(v)] if p.choices else f"{int(v) if p.integer else v:g}"
-                parts.append(f"{p.name}={shown}")
-        return ":".join(parts)
-
-    def memory(self, info, players: int) -> tuple[int, int]:
-        ints, floats = self.spec.memory(info, players, self.values)
-        return int(ints), int(floats)
+    def for_game(self, game: str) -> bool:
+        return self.games == ALL_GAMES or game in self.games
 
 
-def own_kinds(specs: Sequence[BotSpec]) -> tuple[int, ...]:
-    """The kinds of a game bot module's ``BOTS``, in order (the module's policy compiles
-    them in as constants)."""
-    return tuple(range(FIRST_GAME_KIND, FIRST_GAME_KIND + len(specs)))
+_BOTS: list[BotEntry] = []
+_DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {}
+def finish_plugin(plugin: str, digest: str) -> None:
+    """Key every bot ``plugin`` registered by the digest of all the sources it loaded
+    (``runtime.plugins``: known only once its import has finished)."""
+    for i, e in enumerate(_BOTS):
+        if e.plugin == plugin:
+            _BOTS[i] = replace(e, digest=source_digest((*e.helpers, e.policy)) + digest)
+    _invalidate()
 
 
-def bot_module(game: types.ModuleType) -> types.ModuleType | None:
-    """``bots/<game module name>.py`` (its ``BOTS`` and ``policy`` kernel), or None for a
-    game with no bots of its own (it gets random and the generic bots)."""
-    name = "bots." + game.__name__.rsplit(".", 1)[-1]
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
+def _python_function(fn) -> types.FunctionType:
+    fn = getattr(fn, "py_func", fn)  # a Numba dispatcher: compile its Python function afresh
+    if not isinstance(fn, types.FunctionType):
+        raise BotError(f"a bot's policy must be a Python function, not {type(fn).__name__}")
+    return fn
 
 
-def own_bots(game: types.ModuleType) -> list[BotSpec]:
-    module = bot_module(game)
-    if module is None:
-        return []
-    return [b for b in module.BOTS if b.name != RANDOM.name]
+def source_digest(functions: Sequence[Callable]) -> str:
+    """Hash of the source files defining ``functions`` (so an edited bot compiles afresh)."""
+    h = hashlib.sha256()
+    for path in sorted({inspect.getsourcefile(f) or "" for f in functions}):
+        h.update(path.encode())
+        try:
+            with open(path, "rb") as fh:
+                h.update(fh.read())
+        except OSError:
+            pass
+    return h.hexdigest()[:16]
 
 
-def generic_base(game: types.ModuleType) -> int:
-    """The kind of the first generic bot for ``game``."""
-    return FIRST_GAME_KIND + len(own_bots(game))
+def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] = ALL_GAMES,
+                 helpers: Sequence[Callable] = (), requires: Sequence[str] = (), extra: Callable | None = None,
+                 jit_options: Mapping[str, dict] | None = None, sees: str = "view",
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> BotEntry:
+    """Register the compiled bot ``spec`` with its ``policy`` (module docstring) for
+    ``games`` (names, or ``ALL_GAMES``).
+
+    ``sees="state"`` hands the policy the real state instead of the view, for a bot whose
+    author vouches that it reads only its seat's part and wants to skip the view's copy;
+    ``playlab check`` verifies that it decides the same under every resampling of what its
+    seat cannot know.  ``defaults`` sets per-game parameter defaults
+    (``{game: {parameter: value}}``)."""
+    from simcore.plugin_context import current_plugin
+    from simcore.protocol import PROTOCOL_FUNCTIONS
+
+    if not isinstance(spec, BotSpec):
+        raise BotError(f"register_bot needs a BotSpec, not {type(spec).__name__}")
+    name = spec.name
+    if not name or any(c in name for c in ",:= "):
+        raise BotError(f"a bot name is a word like 'greedy' or 'my-bot', not {name!r}")
+    if len(spec.params) > MAX_BOT_PARAMS:
+        raise BotError(f"bot {name}: {len(spec.params)} parameters, at most {MAX_BOT_PARAMS} fit the kernels' rows")
+    names = [p.name for p in spec.params]
+    if len(set(names)) != len(names):
+        raise BotError(f"bot {name}: a parameter name is declared twice ({', '.join(names)})")
+    if sees not in SEES:
+        raise BotError(f"bot {name}: sees must be one of {', '.join(SEES)}, not {sees!r}")
+    unknown = sorted(set(requires) - set(PROTOCOL_FUNCTIONS))
+    if unknown:
+        raise BotError(f"bot {name}: requires unknown protocol functions {', '.join(unknown)}")
+    games = ALL_GAMES if games == ALL_GAMES else (games,) if isinstance(games, str) else tuple(games)
+    fns = [_python_function(f) for f in (*helpers, policy)]
+    plugin = current_plugin()
+    opts = {k: dict(v) for k, v in (jit_options or {}).items()}
+    if plugin is not None:
+        # a plugin's policy may allocate: reference counting on unless it says otherwise
+        opts.setdefault(fns[-1].__name__, {}).setdefault("_nrt", True)
+    entry = BotEntry(spec, fns[-1], games, tuple(fns[:-1]), tuple(requires), extra, opts,
+                     sees, plugin, source_digest(fns))
+    for other in _BOTS:
+        if other.spec.name == name and (other.games == ALL_GAMES or games == ALL_GAMES
+                                        or set(other.games) & set(games)):
+            if (other.plugin, other.policy.__qualname__, other.policy.__module__) == \
+                    (entry.plugin, entry.policy.__qualname__, entry.policy.__module__):
+                _BOTS[_BOTS.index(other)] = entry  # the same module imported again
+                break
+            by = f"plugin {other.plugin}" if other.plugin else "playlab"
+            raise BotError(f"bot {name!r} is already registered by {by}")
+    else:
+        if name == RANDOM_NAME:
+            raise BotError("bot 'random' is the engine's own and cannot be registered")
+        _BOTS.append(entry)
+    for game, values in (defaults or {}).items():
+        set_bot_defaults(game, name, **values)
+    _invalidate()
+    return entry
 
 
-def with_defaults(spec: BotSpec, defaults: dict, where: str) -> BotSpec:
+def set_bot_defaults(game: str, bot: str, **values) -> None:
+    """Per-game defaults for bot ``bot``'s parameters (checked when the catalogue is read)."""
+    _DEFAULTS.setdefault((game, bot), {}).update(values)
+    _invalidate()
+
+
+def _invalidate() -> None:
+    catalogue_entries.cache_clear()
+    bound_policy.cache_clear()
+
+
+def ensure_builtins() -> None:
+    """Import the built-in bot modules (each registers its bots on import)."""
+    from bots import BUILTIN_BOT_MODULES
+
+    for name in BUILTIN_BOT_MODULES:
+        importlib.import_module(name)
+
+
+def _game(game) -> types.ModuleType:
+    if isinstance(game, types.ModuleType):
+        return game
+    from simcore.games import load_game
+
+    return load_game(game)
+
+
+def with_defaults(spec: BotSpec, defaults: Mapping[str, Any], where: str) -> BotSpec:
     """``spec`` with some parameters' defaults replaced (each checked against its range)."""
     by_name = {p.name: p for p in spec.params}
     unknown = sorted(set(defaults) - set(by_name))
     if unknown:
         raise BotError(f"{where}: {spec.name} has no parameter {', '.join(unknown)}")
+
     def raw(p, v):  # 8.0 for an integer parameter is 8; a choice may be given by name
         return str(int(v)) if p.integer and isinstance(v, float) and v.is_integer() else str(v)
 
@@ -153,43 +257,129 @@ def with_defaults(spec: BotSpec, defaults: dict, where: str) -> BotSpec:
     return replace(spec, params=params)
 
 
-def bots_for(game: types.ModuleType) -> list[BotSpec]:
-    """The game's catalogue with kinds assigned and the game's defaults for the generic
-    bots (see the module docstring)."""
-    from bots.generic import available_modules
+@lru_cache(maxsize=None)
+def catalogue_entries(game_name: str) -> tuple[BotEntry, ...]:
+    """The registered bots ``game_name`` can run, its own first, each with the game's
+    parameter defaults applied (random is not among them: it is the engine's)."""
+    from simcore.protocol import missing_functions
 
-    own = own_bots(game)
-    out = [RANDOM]
-    out += [replace(b, kind=k) for b, k in zip(own, own_kinds(own))]
-    base = generic_base(game)
-    module = bot_module(game)
-    defaults = dict(getattr(module, "GENERIC_DEFAULTS", {}) if module is not None else {})
-    generic = [(j, m.SPEC) for j, m in enumerate(available_modules(game)) if m is not None]
-    unknown = sorted(set(defaults) - {spec.name for _, spec in generic})
-    if unknown:
-        raise BotError(f"{game.INFO.name}: GENERIC_DEFAULTS names no generic bot {', '.join(unknown)}")
-    # a generic bot keeps its index when a game cannot run one before it
-    out += [replace(with_defaults(spec, defaults.get(spec.name, {}), game.INFO.name), kind=base + j)
-            for j, spec in generic]
-    names = [b.name for b in out]
-    if len(set(names)) != len(names):
-        raise BotError(f"{game.INFO.name}: a game bot has the name of a generic bot ({names})")
-    return out
+    ensure_builtins()
+    module = _game(game_name)
+    own = [e for e in _BOTS if e.games != ALL_GAMES and game_name in e.games]
+    generic = [e for e in _BOTS if e.games == ALL_GAMES and not missing_functions(module, e.requires)]
+    out = []
+    for e in own + generic:
+        defaults = _DEFAULTS.get((game_name, e.spec.name))
+        out.append(replace(e, spec=with_defaults(e.spec, defaults, game_name)) if defaults else e)
+    known = {e.spec.name for e in out}
+    for (game, bot) in _DEFAULTS:
+        if game == game_name and bot not in known:
+            raise BotError(f"{game_name}: defaults set for bot {bot!r}, which the game does not have")
+    return tuple(out)
 
 
-def parse_bot(game: types.ModuleType, text: str) -> Bot:
-    text = text.strip()
-    name, *pairs = text.split(":")
-    specs = {b.name: b for b in bots_for(game)}
-    if name not in specs:
-        raise BotError(f"unknown bot {name!r} for {game.INFO.name} (bots: {', '.join(specs)})")
-    spec = specs[name]
-    values = {p.name: p.default for p in spec.params}
-    by_name = {p.name: p for p in spec.params}
+def bots_for(game) -> list[BotSpec]:
+    """The game's catalogue of specs: random first (module docstring)."""
+    name = game.INFO.name if isinstance(game, types.ModuleType) else game
+    return [RANDOM] + [e.spec for e in catalogue_entries(name)]
+
+
+def bot_entry(game: str, name: str) -> BotEntry:
+    for e in catalogue_entries(game):
+        if e.spec.name == name:
+            return e
+    raise BotError(f"unknown bot {name!r} for {game}")
+
+
+def bound_name(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+@lru_cache(maxsize=None)
+def bound_policy(game_name: str, bot_name: str):
+    """The bot's policy compiled for the game (``simcore.protocol.bind_functions``): a Numba
+    dispatcher of the module docstring's signature, cached on disk under a name that
+    carries the hash of its sources."""
+    from simcore.protocol import bind_functions
+
+    module = _game(game_name)
+    e = bot_entry(game_name, bot_name)
+    extra = dict(e.extra(module)) if e.extra else {}
+    bound = bind_functions((*e.helpers, e.policy), module, extra=extra,
+                           qualifier=f"{bound_name(bot_name)}_{e.digest}", jit_options=e.jit_options)
+    return bound[e.policy.__name__]
+
+
+# ---- configured bots -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bot:
+    """A configured bot for one seat: a compiled bot with parameter values, or a Python
+    agent (``agent`` = (module or file, class name, ((key, value), …)))."""
+    spec: BotSpec
+    values: tuple[float, ...]
+    agent: tuple | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def is_agent(self) -> bool:
+        return self.agent is not None
+
+    @property
+    def label(self) -> str:
+        if self.agent is not None:
+            target, cls, pairs = self.agent
+            return ":".join([AGENT_PREFIX + target, cls] + [f"{k}={v}" for k, v in pairs])
+        parts = [self.spec.name]
+        for p, v in zip(self.spec.params, self.values):
+            if v != p.default:
+                parts.append(f"{p.name}={p.shown(v)}")
+        return ":".join(parts)
+
+    def memory(self, info, players: int) -> tuple[int, int]:
+        ints, floats = self.spec.memory(info, players, self.values)
+        return int(ints), int(floats)
+
+
+def _pairs(name: str, pairs: Sequence[str]) -> list[tuple[str, str]]:
+    out, seen = [], set()
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise BotError(f"bot {name}: malformed parameter {pair!r}, expected key=value")
+        if key in seen:
+            raise BotError(f"bot {name}: parameter {key} given twice")
+        seen.add(key)
+        out.append((key, raw))
+    return out
+
+
+def parse_agent(text: str) -> Bot:
+    """``py:FILE_OR_MODULE:CLASS[:key=value…]`` (the class is loaded by ``runtime.agents``)."""
+    target, _, rest = text[len(AGENT_PREFIX):].partition(":")
+    cls, *pairs = rest.split(":") if rest else [""]
+    if not target or not cls or not cls.isidentifier():
+        raise BotError(f"malformed agent spec {text!r}: expected py:FILE_OR_MODULE:CLASS[:key=value…]")
+    pairs = tuple(_pairs(f"{AGENT_PREFIX}{target}:{cls}", pairs))
+    spec = BotSpec(f"{AGENT_PREFIX}{target}:{cls}", f"Python agent {cls} from {target}")
+    return Bot(spec, (), (target, cls, pairs))
+
+
+def parse_bot(game, text: str) -> Bot:
+    text = text.strip()
+    if text.startswith(AGENT_PREFIX):
+        return parse_agent(text)
+    name, *pairs = text.split(":")
+    specs = {b.name: b for b in bots_for(game)}
+    if name not in specs:
+        gname = game.INFO.name if isinstance(game, types.ModuleType) else game
+        raise BotError(f"unknown bot {name!r} for {gname} (bots: {', '.join(specs)})")
+    spec = specs[name]
+    values = {p.name: p.default for p in spec.params}
+    by_name = {p.name: p for p in spec.params}
+    for key, raw in _pairs(name, pairs):
         if key not in by_name:
             known = ", ".join(by_name) or "none"
             raise BotError(f"bot {name}: unknown parameter {key!r} (parameters: {known})")
@@ -197,9 +387,14 @@ def parse_bot(game: types.ModuleType, text: str) -> Bot:
     return Bot(spec, tuple(values[p.name] for p in spec.params))
 
 
-def parse_bots(game: types.ModuleType, text: str | Sequence[str], players: int) -> list[Bot]:
+def split_specs(text: str | Sequence[str]) -> list[str]:
+    """Comma-separated bot specs (a list is taken as given)."""
+    return [t for t in (text.split(",") if isinstance(text, str) else list(text))]
+
+
+def parse_bots(game, text: str | Sequence[str], players: int) -> list[Bot]:
     """One spec per seat, comma separated; a single spec fills every seat."""
-    items = [t for t in (text.split(",") if isinstance(text, str) else list(text))]
+    items = split_specs(text)
     if any(not t.strip() for t in items):
         raise BotError(f"empty bot spec in {text!r}")
     if len(items) == 1:
@@ -209,8 +404,21 @@ def parse_bots(game: types.ModuleType, text: str | Sequence[str], players: int) 
     return [parse_bot(game, t) for t in items]
 
 
+def compiled_names(bots: Sequence[Bot]) -> tuple[str, ...]:
+    """The run's compiled bots other than random, in name order: kind k + 1 is the k-th."""
+    return tuple(sorted({b.name for b in bots if not b.is_agent and b.name != RANDOM_NAME}))
+
+
+# kind of a seat played by a Python agent (the compiled loop hands its decisions back)
+AGENT_KIND = -1
+RANDOM_KIND = 0
+
+
 def bot_arrays(bots: Sequence[Bot]) -> tuple[np.ndarray, np.ndarray]:
-    kinds = np.array([b.spec.kind for b in bots], dtype=np.int64)
+    """Per seat: the kind the run's compiled dispatch knows the bot by, and its parameters."""
+    names = compiled_names(bots)
+    kinds = np.array([AGENT_KIND if b.is_agent else RANDOM_KIND if b.name == RANDOM_NAME
+                      else 1 + names.index(b.name) for b in bots], dtype=np.int64)
     params = np.zeros((len(bots), MAX_BOT_PARAMS), dtype=np.float64)
     for s, b in enumerate(bots):
         params[s, : len(b.values)] = b.values

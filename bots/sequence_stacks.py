@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
+from bots.registry import BotParam, BotSpec, register_bot, set_bot_defaults
 from simcore.games.sequence_stacks import (A_BLOCK, A_DISCARD, A_END, A_PASS, A_REVERSE, A_SKIP,
                                            A_STEAL_CARD, A_STEAL_CHIP, BLOCK_CARD, CHIPS, DIR, HAND,
                                            HAND_MASK, HAND_N, MAX_PILES, NCARD,
@@ -81,20 +81,11 @@ GREEDY_PARAMS = (
              integer=True),
 )
 
-BOTS = [
-    BotSpec("greedy",
-            "completes piles (needed colour first), keeps wilds for completions, blocks winning "
-            "completions, steal-chip/skip against the leader, steals useful discards, discards "
-            "the card it is least likely to need", GREEDY_PARAMS),
-]
-# the registry numbers the bots (random and the generic bots around this one)
-GREEDY_KIND, = own_kinds(BOTS)
+GREEDY_SPEC = BotSpec("greedy",
+                 "completes piles (needed colour first), keeps wilds for completions, blocks winning "
+                 "completions, steal-chip/skip against the leader, steals useful discards, discards "
+                 "the card it is least likely to need", GREEDY_PARAMS)
 
-# the generic bots' defaults here (bots/registry.py).  mcts searches flat: UCB over the
-# root's actions with greedy rollouts.  Opponents' hands decide their replies, and a tree
-# node below the root holds the reply that was best in the world that expanded it; flat
-# search beat every tree measured (README, MCTS).
-GENERIC_DEFAULTS = {"mcts": {"tree_depth": 1}}
 
 # scores of the number/wild plays (the action cards are tried in between, see the
 # module docstring)
@@ -422,12 +413,13 @@ def greedy(bot_params, state, params, seat):
     return turn_decision(state, params, seat, bot_params[seat, P_WILD_RESERVE], max_leave)
 
 
-@njit(cache=True)
-def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
-    """The action of bot ``kind`` for ``seat`` (-1 for an unknown kind).  The greedy bot
-    keeps no working memory (``imem``/``fmem``)."""
-    if kind == RANDOM_KIND:
-        return random_action(state, params, rng, seat)
-    if kind == GREEDY_KIND:
-        return greedy(bot_params, state, params, seat)
-    return -1
+def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """``greedy`` on the seat's view.  It keeps no working memory."""
+    return greedy(bot_params, view, params, seat)
+
+
+register_bot(GREEDY_SPEC, greedy_policy, games=("sequence-stacks",))
+# mcts searches flat: UCB over the root's actions with greedy rollouts.  Opponents' hands
+# decide their replies, and a tree node below the root holds the reply that was best in the
+# world that expanded it; flat search beat every tree measured (README, MCTS).
+set_bot_defaults("sequence-stacks", "mcts", tree_depth=1)

@@ -153,7 +153,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from bots.registry import RANDOM_KIND, BotParam, BotSpec, own_kinds
+from bots.registry import BotParam, BotSpec, register_bot
 from simcore.games.shifting_stones import (DISCARD_BASE, END, FLIP_BASE, GRID, HALF, HAND_HI, HAND_LO,
                                            HAND_N, MOVES, P_PL_MASK, P_PL_START, P_PL_VALUE, P_POINTS,
                                            PAIR_A, PAIR_B, PAIRS, PENDING, SCORE_BASE, SKIP, TURN_ACTIONS,
@@ -183,15 +183,14 @@ GREEDY_PARAMS = (
              "deeper, 1 searches the full depth at every step", integer=True),
 )
 
-BOTS = [
-    BotSpec("greedy",
-            "scores every matching card, then plays the first move of the sequence of up to "
-            "`depth` shifts/flips that scores most (points minus card_value per card spent); "
-            "skips when nothing pays and a skip is legal", GREEDY_PARAMS,
-            memory=lambda info, players, values: (SCRATCH_SIZE, 0)),
-]
-# the registry numbers the bots (random and the generic bots around this one)
-GREEDY_KIND, = own_kinds(BOTS)
+def greedy_memory(info, players, values):
+    return SCRATCH_SIZE, 0
+
+
+GREEDY_SPEC = BotSpec("greedy",
+                 "scores every matching card, then plays the first move of the sequence of up to "
+                 "`depth` shifts/flips that scores most (points minus card_value per card spent); "
+                 "skips when nothing pays and a skip is legal", GREEDY_PARAMS, memory=greedy_memory)
 
 EPS = 1e-9
 TIE = 1e-6  # added to card_value: a longer plan must score more, not as much
@@ -1352,15 +1351,11 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
     return END
 
 
-@kernel(inline="always")
-def policy(kind, bot_params, state, params, rng, seat, imem, fmem):
-    """Dispatch on the bot kind; -1 for a kind this game does not know.  The greedy bot's
-    scratch is its seat's row of ``imem`` (its plans are its own; compiled without
-    reference counting, the row view costs nothing)."""
-    if kind == GREEDY_KIND:
-        return greedy(state, params, seat, np.int64(bot_params[seat, P_DEPTH]),
-                      bot_params[seat, P_CARD_VALUE], bot_params[seat, P_SKIP_THRESHOLD],
-                      np.int64(bot_params[seat, P_REPLAN]), imem[seat])
-    if kind == RANDOM_KIND:
-        return random_action(state, params, rng, seat)
-    return -1
+def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """``greedy`` on the seat's view.  Its scratch is its seat's row of ``imem`` (its plans
+    are its own; compiled without reference counting, the row view costs nothing)."""
+    return greedy(view, params, seat, np.int64(bot_params[seat, P_DEPTH]), bot_params[seat, P_CARD_VALUE],
+                  bot_params[seat, P_SKIP_THRESHOLD], np.int64(bot_params[seat, P_REPLAN]), imem[seat])
+
+
+register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",))

@@ -71,7 +71,7 @@ def compile_for(configs) -> None:
     from .study import warm_up
 
     for config in configs:
-        key = (config.game, tuple(b.spec.kind for b in config.bots))
+        key = config.kernel_key
         if key in _COMPILED:
             continue
         with host_lock():

@@ -87,7 +87,6 @@ class Collector:
     def __init__(self, study: Study):
         self.study = study
         self.first_col = first_player_column(study.configs[0].info)
-        self.is_moon = study.configs[0].game == "moon"
         self.wins: dict[int, list[np.ndarray]] = {}
         self.games: dict[int, int] = {}
         self.truncated: dict[int, int] = {}
@@ -102,9 +101,8 @@ class Collector:
         seats_at = positions_of(decided, n, self.first_col)
         wins = by_position(seat_matrix(decided, "win", n), seats_at).astype(np.int8)
         self.wins.setdefault(n, []).append(wins)
-        if self.is_moon:
-            for key, value in moon_position_sums(frame).items():
-                self.moon[key] = self.moon.get(key, 0) + value
+        for key, value in moon_position_sums(frame).items():  # {} unless the results carry them
+            self.moon[key] = self.moon.get(key, 0) + value
 
     def win_matrix(self, n: int) -> np.ndarray:
         parts = self.wins.get(n, [])
@@ -206,9 +204,9 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     if collector.first_col:
         lines.append(f"seat = position counted from the game's first player ({collector.first_col}, "
                      f"drawn at random by the game and recorded in the results), not the seat number")
-    elif c0.game == "moon":
-        lines.append("note: Moon draws its first bidder at random and these results do not record it, "
-                     "so seats here are seat numbers, not bidding positions (expect no advantage)")
+    elif c0.info.first_player_column:
+        lines.append(f"note: {c0.info.title} draws its first player at random and these results do not record "
+                     "it, so seats here are seat numbers, not positions (expect no advantage)")
     else:
         lines.append("seat 0 plays first")
     fpa = tables["fpa"].copy()

@@ -26,39 +26,13 @@ import numpy as np
 
 from bots.registry import BotError, allocate_memory
 from simcore.game import Game
+from simcore.games import entry
 from simcore.rng import bot_stream, stream_key
 from runtime.runner import Batch, RunConfig
 from simcore.trace import write_traces
 
 HUMAN = "human"
 
-# a short summary per game for `?` (the full rules: shared/rules/<game>.md)
-RULES = {
-    "moon": """\
-Three-Player Moon: 22 dominoes (double-six set without blanks but 0-0), 7 tiles each, one
-face-down widow. Bid once each in turn: pass, or higher than the high bid (min_bid..7, or
-21 to shoot the moon). The high bidder takes the widow, discards one tile face down and
-names trump (a number, doubles or no-trump), then leads. Follow the led suit if you can;
-the highest trump, else the highest of the led suit, wins the trick. The bidder scores the
-bid on making at least that many of the 7 tricks (21: all 7), else loses it; the others
-score one point per trick. First to target_score (default 21) wins.""",
-    "shifting-stones": """\
-Shifting Stones: a 3x3 grid of two-faced stones (S/M sun-moon, F/B fish-bird, H/O
-horse-boat, E/T seed-tree). On your turn either skip (draw 2; not twice running) or take
-actions, then end the turn and refill your hand to 4. Actions: pay with a card from your
-hand to swap two adjacent stones or flip one stone; or score a card whose pattern (grey =
-any stone) appears on the grid now, for its points. The end is triggered when someone has
-scored enough cards (10/9/8/7 cards at 2/3/4/5 players); the round is finished, and the
-most points wins (a bonus for the most 1-point cards). Solo: score all 16 before the
-strikes run out.""",
-    "sequence-stacks": """\
-Sequence Stacks: build shared runs 1-5 in red or blue (two piles per colour; a wild of the
-colour stands for the next number). Completing a pile earns a chip of its colour unless an
-opponent blocks it with a block card. On your turn refill to 5, play cards from your hand
-or the top of your own discard pile onto piles, play action cards (skip, reverse,
-steal-card, steal-chip), then end by discarding one card. First to 5 chips with at least
-2 red and 2 blue wins.""",
-}
 
 
 class HumanError(ValueError):
@@ -111,10 +85,24 @@ class Session:
         self.batch = Batch(self.config)
         self.rng = np.array([stream_key(seed, index, bot_stream(s)) for s in range(n)], dtype=np.int64)
         self.imem, self.fmem = allocate_memory(self.config.bots, self.config.info, n)
+        self.agents = None
+        if self.config.has_agents:  # Python agents in other seats: asked as in any run
+            from runtime.agents import agent_stream, seats_for
+
+            self.agents = seats_for(self.config)
+            self.streams = {s: agent_stream(seed, index, s) for s in self.agents.agents}
+            for agent in self.agents.agents.values():
+                if hasattr(agent, "start"):
+                    agent.start(index)
 
     def bot_move(self) -> int:
         g = self.game
-        return self.batch.bot_action(g.state, g.current_player, self.rng, self.imem, self.fmem)
+        p = g.current_player
+        if self.agents is not None and p in self.agents.agents:
+            from runtime.agents import ask_agent
+
+            return ask_agent(self.agents, g.state, g.params, p, g.index, self.streams[p])
+        return self.batch.bot_action(g.state, p, self.rng, self.imem, self.fmem)
 
     def words_for(self, action: int) -> str:
         """``action`` as the person may know it (see the module docstring)."""
@@ -201,7 +189,7 @@ def play(session: Session, read: Callable[[str], str] = input, write: Callable[[
                 write(f"you quit after {len(g.actions)} moves; no trace written")
                 return None
             if raw in ("?", "help"):
-                write(RULES.get(g.name, g.info.description or "(no rules summary for this game)"))
+                write(entry(g.name).rules_summary() or g.info.description or "(no rules summary for this game)")
                 continue
             if raw.isdigit() and 1 <= int(raw) <= len(legal):
                 choice = legal[int(raw) - 1]

@@ -7,13 +7,9 @@ import pandas as pd
 
 from runtime.runner import RunConfig
 
-# the option whose cap ends a game unfinished (GameInfo.truncation_option once every game
-# declares it)
-TRUNCATION_OPTIONS = {"moon": "hand_cap", "shifting-stones": "round_cap", "sequence-stacks": "round_cap"}
-
-
 def truncation_option(info) -> str | None:
-    return getattr(info, "truncation_option", None) or TRUNCATION_OPTIONS.get(info.name)
+    """The option whose cap ends a game unfinished (``GameInfo.truncation_option``)."""
+    return info.truncation_option
 
 
 def seat_matrix(frame: pd.DataFrame, prefix: str, players: int) -> np.ndarray:

@@ -43,7 +43,8 @@ def narrate(batch, index: int, view_seat: int | None = None) -> dict[str, Any]:
         log = list(game.trace_step(before, action, state, params, n))
         step["log"] = log
         step["events"] = [parse_event(game.EVENT_FIELDS, e) for e in log]
-        step["changes"] = list(game.describe_step(before, action, state, params, n))
+        describe = getattr(game, "describe_step", None)  # optional: a game may only log events
+        step["changes"] = list(describe(before, action, state, params, n)) if describe else []
         steps.append(step)
     if not game.is_terminal(state):
         raise TraceError(f"game {index}: recorded actions end before the game does")

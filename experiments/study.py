@@ -316,7 +316,7 @@ def warm_up(configs: Iterable[RunConfig]) -> None:
     """Compile (or load from Numba's cache) each game's kernels before timing starts."""
     seen = set()
     for c in configs:
-        key = (c.game, tuple(b.spec.kind for b in c.bots))
+        key = c.kernel_key
         if key in seen:
             continue
         seen.add(key)

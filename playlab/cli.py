@@ -192,8 +192,14 @@ def _group_help() -> str:
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
              help=_group_help())
 @click.version_option(version=_version(), prog_name="playlab", message="%(prog)s %(version)s")
-def cli():
-    pass
+@click.option("--plugin", "plugins", multiple=True, metavar="MODULE_OR_FILE",
+              help="import a plugin (a module name or a .py file) that registers games and bots before the "
+                   "command runs (repeatable; also PLAYLAB_PLUGINS, colon-separated, and installed "
+                   "`playlab.plugins` entry points)")
+def cli(plugins):
+    from runtime.plugins import load_configured
+
+    load_configured(plugins)
 
 
 @cli.command(short_help="games, player counts, rule options and result columns")
@@ -201,9 +207,9 @@ def cli():
 def games(game):
     """List the games: player counts and rule options with defaults; with GAME, also its
     result columns and what they mean."""
-    from simcore.games import GAME_MODULES, UnknownGame, load_game
+    from simcore.games import UnknownGame, game_names, load_game
 
-    names = [game] if game else list(GAME_MODULES)
+    names = [game] if game else game_names()
     for name in names:
         try:
             info = load_game(name).INFO
@@ -604,6 +610,26 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
     title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
     _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
+
+
+@cli.command(short_help="the conformance battery on a game and its bots")
+@click.argument("game")
+@click.option("--bots", "bot_specs", default=None,
+              help="bot specs to check, comma separated (plugins and py: agents included)  [default: every bot "
+                   "of the game, search bots at small budgets]")
+@click.option("--players", type=int, default=None, help="player count  [default: the game's smallest and a middle one]")
+@click.option("--no-protocol", is_flag=True, help="check only the bots, not the game's protocol")
+def check(game, bot_specs, players, no_protocol):
+    """Run the conformance battery on GAME and its bots (or the given ones): legal moves
+    only, no peeking under resampling, determinism, same results on 1 and 2 threads, and the
+    game's own protocol (legal actions, views, results, replay).  Exit status 1 on any
+    failure."""
+    from runtime.check import check as run_check
+
+    verdict = run_check(game, bot_specs, players, protocol=not no_protocol)
+    click.echo(verdict.format())
+    if not verdict.ok:
+        sys.exit(1)
 
 
 @cli.command(short_help="one self-contained HTML report of a results folder")

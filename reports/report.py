@@ -384,7 +384,10 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
         found.append(f"{info.title} ({st.name}): {B.ci_text((r.truncated_share, r.trunc_low, r.trunc_high))} of the "
                      f"games at {int(r.players)} players hit the cap and are left out of the win rates")
     # the game's own section
-    game_blocks, game_found = GAME_SECTIONS.get(st.game, lambda s, i: ([], []))(st, info)
+    from simcore.games import entry
+
+    section = entry(st.game).resolve("report")  # the game's own section, from its registration
+    game_blocks, game_found = section(st, info) if section is not None else ([], [])
     if game_blocks and st.kind == "sweep":
         game_blocks.insert(0, _block(None, "The balance figures below pool every setting of the sweep; "
                                      "see the sections above and sweep.csv for the settings apart."))
@@ -580,9 +583,6 @@ def stacks_section(st: B.StudyData, info):
                      f"turns at {int(a.players)} players and {z.mean_turns:.1f} [{z.ci_low:.1f}, {z.ci_high:.1f}] at "
                      f"{int(z.players)}")
     return blocks, found
-
-
-GAME_SECTIONS = {"moon": moon_section, "shifting-stones": stones_section, "sequence-stacks": stacks_section}
 
 
 # ---- luck and skill ------------------------------------------------------------------------

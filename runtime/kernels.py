@@ -1,41 +1,95 @@
-"""Per-game compiled kernels: the generic engine bound to one game and its bots."""
+"""A game and the bots of a run assembled into compiled kernels.
+
+``kernels_for(game, bots)`` binds the generic engine (``simcore.engine``) to the game's
+protocol functions and to a dispatch chain over exactly the run's compiled bots (their
+names, in order: kind k + 1 is ``bots[k]``), so a run compiles only the bots it uses.
+
+Numba's on-disk cache keeps one entry per compiled copy under its qualified name, which
+carries the hash of every source that went into it: the game module (``game_tag``), each
+bot's sources (``BotEntry.digest``, which for a plugin covers every module the plugin
+loaded) and, through the cache directory (``simcore``), playlab's own kernel sources.  An
+edited game, bot or plugin therefore compiles afresh and never runs stale machine code,
+whether or not ``NUMBA_CACHE_DIR`` is set.
+"""
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import sys
 import types
 from functools import lru_cache
 
+from bots.registry import bot_entry, bound_policy
 from simcore import engine
 from simcore.games import load_game
-from simcore.protocol import bind, game_tag, no_policy
+from simcore.protocol import bind, game_tag
 
 
-def cache_is_cold(game: types.ModuleType) -> bool:
-    """No compiled engine for ``game`` in Numba's on-disk cache yet (its index files are
-    named after the bound copy's qualified name, which carries ``game_tag``)."""
-    base = os.environ.get("NUMBA_CACHE_DIR")
+def chain_digest(game_name: str, bots: tuple[str, ...]) -> str:
+    """Names a dispatch chain: its bots in order and the hash of each one's sources."""
+    h = hashlib.sha256()
+    for name in bots:
+        h.update(f"{name}:{bot_entry(game_name, name).digest};".encode())
+    return h.hexdigest()[:12] if bots else "random"
+
+
+def cache_is_cold(game: types.ModuleType, qualifier: str) -> bool:
+    """No compiled engine for this game and chain in Numba's on-disk cache yet (its index
+    files are named after the bound copy's qualified name)."""
+    import numba
+
+    base = numba.config.CACHE_DIR
     if not base:
-        return False  # the cache lives beside the sources: nothing cheap to look at
-    pattern = os.path.join(glob.escape(base), "**", f"engine.{glob.escape(game_tag(game))}__run_batch-*.nbi")
-    return not glob.glob(pattern, recursive=True)
+        return False
+    name = f"engine.{game_tag(game)}__{qualifier}__run_batch-*.nbi"
+    return not glob.glob(os.path.join(glob.escape(base), "**", glob.escape(name).replace(r"[*]", "*")),
+                         recursive=True)
+
+
+def policy_signature():
+    """The argument types the engine hands a bot's policy (C-contiguous arrays)."""
+    from numba import types as nt
+
+    i1, i2, f2 = nt.int64[::1], nt.int64[:, ::1], nt.float64[:, ::1]
+    return (i1, i1, nt.int64, f2, i1, i1, nt.int64, i2, f2)
+
+
+def compiled_plugin_policy(game_name: str, name: str):
+    """A plugin bot's policy compiled now, so that a bot that does not compile is one error
+    naming its plugin (built-in bots compile with the engine)."""
+    from numba.core.errors import NumbaError
+
+    from .plugins import PluginError
+
+    policy = bound_policy(game_name, name)
+    entry = bot_entry(game_name, name)
+    if entry.plugin is not None:
+        try:
+            policy.compile(policy_signature())
+        except NumbaError as exc:
+            first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip() and "pipeline" not in ln), str(exc))
+            raise PluginError(f"plugin {entry.plugin}: bot {name} does not compile for {game_name}: {first}") from None
+    return policy
 
 
 @lru_cache(maxsize=None)
-def kernels_for(game_name: str) -> types.SimpleNamespace:
+def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNamespace:
+    """The engine's entry points for ``game_name`` with the compiled bots ``bots``."""
     game = load_game(game_name)
-    if cache_is_cold(game):
-        # the first use compiles for 20-30 s in silence otherwise
-        print(f"compiling the {game_name} kernels (first use only, about 30 s; later runs load them "
-              "from the cache)", file=sys.stderr, flush=True)
-    # bots import simcore; import late
-    from bots.generic import generic_policy_for
-    from bots.registry import bot_module, generic_base
-
-    module = bot_module(game)
-    extra = {"policy": module.policy if module is not None else no_policy,
-             "generic_policy": generic_policy_for(game),
-             "GENERIC_BASE": generic_base(game)}
-    bound = bind(engine, engine.TEMPLATES, game, extra=extra, **engine.JIT_OPTIONS)
-    return types.SimpleNamespace(game=game, **bound)
+    digest = chain_digest(game_name, bots)
+    qualifier = f"bots_{digest}"
+    if cache_is_cold(game, qualifier):
+        # the first use compiles for a while in silence otherwise
+        what = f" with {', '.join(bots)}" if bots else ""
+        print(f"compiling the {game_name} kernels{what} (first use only; later runs load them from the cache)",
+              file=sys.stderr, flush=True)
+    chain = bind(engine, ("no_bot",), game, qualifier="chain_end", **engine.JIT_OPTIONS)["no_bot"]
+    for k in range(len(bots), 0, -1):
+        name = bots[k - 1]
+        link = engine.LINK_TEMPLATES[bot_entry(game_name, name).sees]
+        chain = bind(engine, (link,), game, extra={"bot": compiled_plugin_policy(game_name, name), "rest": chain, "KIND": k},
+                     qualifier=f"{qualifier}_k{k}", **engine.JIT_OPTIONS)[link]
+    extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
+    bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)
+    return types.SimpleNamespace(game=game, bots=bots, **bound)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from bots.registry import Bot, bot_arrays, memory_arrays, parse_bots
+from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
 from simcore.engine import COL_DECISIONS
 from simcore.games import load_game
 from .kernels import kernels_for
@@ -63,6 +63,34 @@ class RunConfig:
     def bot_labels(self) -> list[str]:
         return [b.label for b in self.bots]
 
+    @property
+    def kernel_key(self) -> tuple[str, tuple[str, ...]]:
+        """What the run's compiled kernels depend on: the game and its compiled bots."""
+        return (self.game, compiled_names(self.bots))
+
+    @property
+    def has_agents(self) -> bool:
+        """Some seat is played by a Python agent (``runtime.agents`` runs its games)."""
+        return any(b.is_agent for b in self.bots)
+
+    def plugins(self) -> tuple[str, ...]:
+        """The plugins that registered this run's game and bots (a worker loads them)."""
+        from bots.registry import bot_entry
+        from simcore.games import entry
+
+        found = [entry(self.game).plugin]
+        for b in self.bots:
+            if not b.is_agent and b.name != "random":
+                found.append(bot_entry(self.game, b.name).plugin)
+        return tuple(dict.fromkeys(p for p in found if p))
+
+    def __reduce__(self):
+        # a run travels (to processes, Dask workers) as its specs and the plugins that
+        # define them, and is parsed again there: bot specs and memory functions of a
+        # plugin need not pickle, and the receiving side loads the same plugins first
+        return (_restore_config, (self.game, self.players, tuple(self.bot_labels), dict(self.variant),
+                                  self.seed, self.plugins()))
+
     def params(self) -> np.ndarray:
         return self.info.make_params(self.variant)
 
@@ -75,6 +103,18 @@ class RunConfig:
         return ["index", "decisions"] + self.info.result_columns(self.players)
 
 
+def _restore_config(game, players, labels, variant, seed, plugins):
+    if plugins:
+        from .plugins import load_plugins
+
+        load_plugins(plugins)
+    config = RunConfig.build(game, players, list(labels), variant, seed)
+    if config.bot_labels != list(labels):
+        raise ValueError(f"bots {', '.join(labels)} parse as {', '.join(config.bot_labels)} here: "
+                         "the bot catalogue differs (another playlab version or plugin?)")
+    return config
+
+
 @dataclass
 class Batch:
     """Prepared kernel arguments for one configuration (reused across chunks)."""
@@ -85,7 +125,7 @@ class Batch:
     bot_params: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        self.kernels = kernels_for(self.config.game)
+        self.kernels = kernels_for(self.config.game, compiled_names(self.config.bots))
         self.params = self.config.params()
         self.kinds, self.bot_params = bot_arrays(self.config.bots)
         info = self.config.info
@@ -95,9 +135,20 @@ class Batch:
         self.imem_size, self.fmem_size = memory_arrays(self.config.bots, info, p)
         self.max_decisions = info.max_decisions(p)
         self._record_buffer = np.zeros(RECORD_START, dtype=np.int64)
+        self._view = np.zeros(self.state_size, np.int64)
+        self._legal = np.zeros(max(1, info.num_actions), np.int64)
+
+    def memory(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh per-seat working memory for one game loop."""
+        p = self.config.players
+        return np.zeros((p, self.imem_size), np.int64), np.zeros((p, self.fmem_size), np.float64)
 
     def run(self, start: int, count: int) -> np.ndarray:
         c = self.config
+        if c.has_agents:
+            from .agents import run_agent_games
+
+            return run_agent_games(self, start, count)
         out = np.zeros((count, len(c.columns())), dtype=np.int64)
         if count:
             self.kernels.run_batch(self.params, c.players, c.seed, start, count, self.kinds,
@@ -128,12 +179,18 @@ class Batch:
         ``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and
         the seat's memory rows, it is the choice the engine's loop makes (``playlab human``)."""
         return int(self.kernels.choose_action(self.kinds, self.bot_params, state, self.params, rng,
-                                              int(seat), imem, fmem))
+                                              int(seat), imem, fmem, self._view, self._legal))
 
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(actions, result row) of game ``index``.  The action buffer starts small and the
         game is replayed into a larger one when it ran longer (replaying is exact)."""
         c = self.config
+        if c.has_agents:
+            from .agents import play_agent_game
+
+            actions: list[int] = []
+            row = play_agent_game(self, index, record=actions)
+            return np.array(actions, dtype=np.int64), row
         row = np.zeros(len(c.columns()), dtype=np.int64)
         while True:
             actions = self._record_buffer
@@ -144,6 +201,19 @@ class Batch:
             if n <= len(actions):
                 return actions[:n].copy(), row
             self._record_buffer = np.zeros(n, dtype=np.int64)
+
+
+def choose(game: str, bots: Sequence[Bot], state: np.ndarray, params: np.ndarray, rng: np.ndarray, seat: int,
+           imem: np.ndarray, fmem: np.ndarray) -> int:
+    """One decision of ``seat``'s bot among ``bots`` (the run's seats) through the engine's
+    compiled dispatch, with any rule parameters (tests and tools that step games by hand)."""
+    from bots.registry import bot_arrays
+
+    k = kernels_for(game, compiled_names(bots))
+    kinds, bp = bot_arrays(bots)
+    view = np.zeros(state.shape[0], np.int64)
+    legal = np.zeros(max(1, k.game.INFO.num_actions), np.int64)
+    return int(k.choose_action(kinds, bp, state, params, rng, int(seat), imem, fmem, view, legal))
 
 
 def check_rows(rows: np.ndarray) -> None:

@@ -1,20 +1,25 @@
 """Generic game loop and parallel batch kernel, written once against the protocol.
 
-These are plain-Python templates; ``runtime.kernels.kernels_for(game)`` compiles one copy
-per game with ``protocol.bind`` (the names ``init``, ``apply``, ``policy`` … below are
-that game's kernels).  The batch kernel crosses the Python boundary once per batch; bots
-are called by integer id inside the loop: kind 0 is the game's ``random_action``, kinds
-below ``GENERIC_BASE`` the game's own ``policy``, the rest the generic bots
-(``generic_policy``, ``bots/generic``).
+These are plain-Python templates; ``runtime.kernels.kernels_for(game, bots)`` compiles one
+copy per game and set of bots with ``protocol.bind`` (the names ``init``, ``apply``,
+``dispatch`` … below are that game's kernels and that run's bots).  The batch kernel
+crosses the Python boundary once per batch; bots are called by integer kind inside the
+loop: kind 0 is the game's ``random_action`` (the engine's own, deciding from the legal
+moves alone), kinds 1..k the run's compiled bots through ``dispatch``, a chain of
+``link_view`` / ``link_state`` copies, one per bot.  A link hands its bot the seat's view
+(the game's ``observe``) and the legal actions, never the real state (``link_state``, for
+bots registered with ``sees="state"``, hands the state; ``playlab check`` verifies them).
+Kind ``AGENT_KIND`` marks a seat played by a Python agent: ``advance`` stops there and
+``runtime.agents`` asks the agent.
 
 Each bot seat has its own working memory: rows ``seat`` of ``imem`` (int64) and ``fmem``
-(float64), ``(players, n)`` arrays allocated once per chunk of games.  The arrays are
-passed whole with the seat, never as row slices.
+(float64), ``(players, n)`` arrays allocated once per chunk of games, with the view and
+legal-action buffers.  The arrays are passed whole with the seat, never as row slices.
 
-The game loop (``play_game`` and the replay loop) is compiled without Numba's reference
-counting (``_nrt=False``): it allocates nothing, and with reference counting every call
-it makes would increment and decrement the count of each array it passes (measured: about
-a third of a random decision).  The entry points that allocate the per-chunk buffers
+The game loop (``play_game``, the links and the replay loop) is compiled without Numba's
+reference counting (``_nrt=False``): it allocates nothing, and with reference counting every
+call it makes would increment and decrement the count of each array it passes (measured:
+about a third of a random decision).  The entry points that allocate the per-chunk buffers
 keep it.
 """
 import numpy as np
@@ -23,6 +28,7 @@ from numba import prange
 from .rng import CHANCE_STREAM, bot_stream, stream_key
 
 RANDOM_BOT = 0
+AGENT_KIND = -1  # a Python agent's seat (bots.registry.AGENT_KIND)
 # games are handed to threads in chunks: lengths vary a lot, so small chunks balance
 # the threads, and each chunk allocates its buffers once
 GAMES_PER_CHUNK = 16
@@ -32,26 +38,51 @@ COL_DECISIONS = 1
 ROW_PREFIX = 2
 
 
-def choose_action(bot_kind, bot_params, state, params, rng, seat, imem, fmem):
+def no_bot(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
+    """The end of the dispatch chain: no compiled bot has this kind."""
+    return -1
+
+
+def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
+    """Bot ``KIND`` of the run (bound per link), handed the seat's view and its legal
+    actions; other kinds go down the chain (``rest``)."""
+    if kind == KIND:  # noqa: F821 (bound per link)
+        observe(state, seat, view)  # noqa: F821
+        n = legal_actions(state, params, legal)  # noqa: F821
+        return bot(view, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+    return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
+
+
+def link_state(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
+    """As ``link_view`` for a bot registered with ``sees="state"``: it is handed the state."""
+    if kind == KIND:  # noqa: F821
+        n = legal_actions(state, params, legal)  # noqa: F821
+        return bot(state, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+    return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
+
+
+def choose_action(bot_kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     """The action of ``seat``'s bot.  Bot parameters and memory stay 2-D arrays (rows are
     not sliced out per decision)."""
     kind = bot_kind[seat]
     if kind == RANDOM_BOT:
         return random_action(state, params, rng, seat)  # noqa: F821 (bound per game)
-    if kind < GENERIC_BASE:  # noqa: F821
-        return policy(kind, bot_params, state, params, rng, seat, imem, fmem)  # noqa: F821
-    return generic_policy(kind - GENERIC_BASE, bot_params, state, params, rng, seat,  # noqa: F821
-                          imem, fmem)
+    return dispatch(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
-def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
-              record, max_decisions):
-    """Play game ``index`` of run ``seed`` to the end; return the number of decisions
-    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause).
-    The first ``len(record)`` actions are written to ``record``."""
+def start_game(state, params, players, seed, index, rng):
+    """Deal game ``index`` of run ``seed`` and seed every seat's bot stream."""
     init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
     for s in range(players):
         rng[s] = stream_key(seed, index, bot_stream(s))
+
+
+def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
+              view, legal, record, max_decisions):
+    """Play game ``index`` of run ``seed`` to the end; return the number of decisions
+    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause).
+    The first ``len(record)`` actions are written to ``record``."""
+    start_game(state, params, players, seed, index, rng)
     cap = record.shape[0]
     # when every seat plays at random the game may take many decisions in one fast call
     # (same draws, same result); recording needs each action, so it steps one by one
@@ -67,7 +98,7 @@ def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, im
                 n += k
                 continue
         p = current_player(state)  # noqa: F821
-        a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem)
+        a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
         if n < cap:
             record[n] = a
         apply(state, params, a)  # noqa: F821
@@ -86,12 +117,14 @@ def run_batch(params, players, seed, start, count, bot_kind, bot_params, state_s
         rng = np.empty(players, np.int64)
         imem = np.zeros((players, imem_size), np.int64)
         fmem = np.zeros((players, fmem_size), np.float64)
+        view = np.empty(state_size, np.int64)
+        legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821 (bound per game)
         record = np.empty(0, np.int64)
         lo = c * GAMES_PER_CHUNK
         hi = min(count, lo + GAMES_PER_CHUNK)
         for g in range(lo, hi):
             n = play_game(state, params, players, seed, start + g, bot_kind, bot_params,
-                          rng, imem, fmem, record, max_decisions)
+                          rng, imem, fmem, view, legal, record, max_decisions)
             out[g, COL_INDEX] = start + g
             out[g, COL_DECISIONS] = n
             summarize(state, params, players, out[g, ROW_PREFIX:])  # noqa: F821
@@ -104,8 +137,10 @@ def play_recorded(params, players, seed, index, bot_kind, bot_params, state_size
     rng = np.empty(players, np.int64)
     imem = np.zeros((players, imem_size), np.int64)
     fmem = np.zeros((players, fmem_size), np.float64)
+    view = np.empty(state_size, np.int64)
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
     n = play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
-                  record, max_decisions)
+                  view, legal, record, max_decisions)
     out_row[COL_INDEX] = index
     out_row[COL_DECISIONS] = n
     summarize(state, params, players, out_row[ROW_PREFIX:])  # noqa: F821
@@ -120,11 +155,13 @@ def record_batch(params, players, seed, start, count, bot_kind, bot_params, stat
     rng = np.empty(players, np.int64)
     imem = np.zeros((players, imem_size), np.int64)
     fmem = np.zeros((players, fmem_size), np.float64)
+    view = np.empty(state_size, np.int64)
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
     pos = 0
     for g in range(count):
         record = actions[pos:]
         n = play_game(state, params, players, seed, start + g, bot_kind, bot_params, rng,
-                      imem, fmem, record, max_decisions)
+                      imem, fmem, view, legal, record, max_decisions)
         if n < 0 or n > record.shape[0]:
             return g
         pos += n
@@ -132,17 +169,15 @@ def record_batch(params, players, seed, start, count, bot_kind, bot_params, stat
 
 
 def replay_loop(params, players, seed, start, count, actions, state, rng, bot_kind,
-                bot_params, imem, fmem):
+                bot_params, imem, fmem, view, legal):
     pos = 0
     for g in range(count):
-        init(state, params, players, stream_key(seed, start + g, CHANCE_STREAM))  # noqa: F821
-        for s in range(players):
-            rng[s] = stream_key(seed, start + g, bot_stream(s))
+        start_game(state, params, players, seed, start + g, rng)
         while not is_terminal(state):  # noqa: F821
             if pos == actions.shape[0]:
                 return -1
             choose_action(bot_kind, bot_params, state, params, rng, current_player(state),  # noqa: F821
-                          imem, fmem)
+                          imem, fmem, view, legal)
             apply(state, params, actions[pos])  # noqa: F821
             pos += 1
     return pos
@@ -161,12 +196,31 @@ def replay_with_random(params, players, seed, start, count, actions, state_size)
     # random seats, chosen through the same dispatch as in play_game
     bot_kind = np.full(players, RANDOM_BOT, np.int64)
     bot_params = np.zeros((players, 1), np.float64)
+    view = np.empty(state_size, np.int64)
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
     return replay_loop(params, players, seed, start, count, actions, state, rng, bot_kind,
-                       bot_params, imem, fmem)
+                       bot_params, imem, fmem, view, legal)
 
 
-TEMPLATES = ("choose_action", "play_game", "run_batch", "play_recorded", "record_batch",
-             "replay_loop", "replay_with_random")
+def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, limit):
+    """The compiled seats' decisions of a game already started, until a Python agent's
+    seat must decide, the game ends or ``limit`` decisions were taken; returns how many
+    were taken (the caller reads ``current_player``)."""
+    n = 0
+    while n < limit and not is_terminal(state):  # noqa: F821
+        p = current_player(state)  # noqa: F821
+        if bot_kind[p] == AGENT_KIND:
+            break
+        apply(state, params, choose_action(bot_kind, bot_params, state, params, rng, p,  # noqa: F821
+                                           imem, fmem, view, legal))
+        n += 1
+    return n
+
+
+TEMPLATES = ("choose_action", "start_game", "play_game", "run_batch", "play_recorded", "record_batch",
+             "replay_loop", "replay_with_random", "advance")
+LINK_TEMPLATES = {"view": "link_view", "state": "link_state"}
 NO_NRT = {"_nrt": False}
 JIT_OPTIONS = {"run_batch": {"parallel": True}, "choose_action": {"inline": "always", **NO_NRT},
-               "play_game": NO_NRT, "replay_loop": NO_NRT}
+               "play_game": NO_NRT, "replay_loop": NO_NRT, "advance": NO_NRT,
+               "link_view": NO_NRT, "link_state": NO_NRT, "no_bot": NO_NRT}

@@ -64,6 +64,7 @@ Python-side (plain functions in the same module):
     trace_step(before, action, after, params, players) -> [event]   events of one action
     trace_result(values: dict, players) -> dict       extra result fields for the trace
     SECTION_EVENTS (optional)                         event kinds `show` prints unindented
+    describe_step(before, action, after, params, players) -> [str]   (optional) what changed, in words
     render(view, seat, params, players) -> str        that seat's view in the game's words
                                                       (hand, grid, piles, trick, scores,
                                                       chips, whose turn): `show`, `human`
@@ -197,8 +198,9 @@ def no_evaluate(state, params, players, out):
 
 
 @njit(cache=True)
-def no_policy(kind, bot_params, state, params, rng, seat, imem, fmem):
-    """The policy of a game without bots of its own (no kind reaches it)."""
+def no_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """A bot policy that never decides (-1): what a search bot calls for a game without the
+    heuristic bot it would use."""
     return -1
 
 
@@ -210,14 +212,37 @@ def game_tag(game: types.ModuleType) -> str:
     only the timestamp of the file defining a function, and a bound copy is defined in the
     template's file: the hash makes an edited game module (also one outside playlab's own
     packages, whose sources key the cache directory) compile afresh."""
-    digest = hashlib.sha256(inspect.getsource(game).encode()).hexdigest()[:10]
-    return f"{game.INFO.name.replace('-', '_')}_{digest}"
+    h = hashlib.sha256(inspect.getsource(game).encode())
+    # a plugin game: also every source its plugin loaded (runtime.plugins)
+    h.update(getattr(game, "__playlab_digest__", "").encode())
+    return f"{game.INFO.name.replace('-', '_')}_{h.hexdigest()[:10]}"
 
 
 def missing_functions(game: types.ModuleType, names: Sequence[str]) -> list[str]:
     """The protocol functions of ``names`` that ``game`` does not provide (optional ones
     always count as provided)."""
     return [n for n in names if getattr(game, n, None) is None and n not in OPTIONAL_FUNCTIONS]
+
+
+def bind_functions(functions: Sequence[Callable], game: types.ModuleType, extra: Mapping[str, Any] | None = None,
+                   qualifier: str = "", jit_options: Mapping[str, dict] | None = None) -> dict[str, Any]:
+    """Compile plain Python ``functions`` (callees first; they share the namespace of the
+    module that defines the first) against ``game``'s protocol functions, as ``bind`` does
+    for a template module.  Numba dispatchers are compiled afresh from their Python
+    functions.  Returns the compiled functions by name."""
+    functions = [getattr(f, "py_func", f) for f in functions]
+    namespace = dict(functions[0].__globals__)
+    names = []
+    for f in functions:
+        if f.__globals__ is not functions[0].__globals__:
+            namespace.update({k: v for k, v in f.__globals__.items() if k not in namespace})
+        names.append(f.__name__)
+    holder = types.SimpleNamespace(**{f.__name__: f for f in functions})
+    holder.__name__ = functions[0].__module__
+    # a bot module's own names win over the protocol's (a game bot imports its game's
+    # functions under their names; a generic bot leaves them undefined to be bound)
+    own = {k for k in namespace if k in PROTOCOL_FUNCTIONS}
+    return _bind(holder, names, game, namespace, extra, qualifier, keep=own, **(jit_options or {}))
 
 
 def bind(template_module: types.ModuleType, names: Sequence[str], game: types.ModuleType,
@@ -233,8 +258,13 @@ def bind(template_module: types.ModuleType, names: Sequence[str], game: types.Mo
     A protocol function the game lacks is left undefined: generic code that needs it fails
     to compile for that game (callers check with ``missing_functions``).
     """
-    namespace = dict(vars(template_module))
+    return _bind(template_module, names, game, dict(vars(template_module)), extra, qualifier, **jit_options)
+
+
+def _bind(template_module, names, game, namespace, extra, qualifier, keep=(), **jit_options):
     for fn in PROTOCOL_FUNCTIONS:
+        if fn in keep:
+            continue
         impl = getattr(game, fn, None) or OPTIONAL_FUNCTIONS.get(fn)
         if impl is not None:
             namespace[fn] = impl

@@ -68,6 +68,16 @@ def below(slots, i, n):
     return np.int64((x * np.uint64(n)) >> S32)
 
 
+S11 = np.uint64(11)
+INV53 = 1.0 / (1 << 53)
+
+
+@njit(cache=True, inline="always")
+def uniform(slots, i):
+    """Uniform float in [0, 1) (the top 53 bits of one draw)."""
+    return np.float64(next_u64(slots, i) >> S11) * INV53
+
+
 DEBRUIJN64 = np.uint64(0x03F79D71B4CA8B09)
 S58 = np.uint64(58)
 

@@ -1,11 +1,10 @@
-"""Test-wide setup: the fourth game, Kuhn poker (``tests/games/kuhn.py``), joins with its
-one registration line, so every test that runs over all games covers it too."""
-import sys
+"""Test-wide setup: the fourth game, Kuhn poker, is a plugin (``examples/plugins/kuhn.py``)
+loaded the way a user loads one, so every test that runs over all games covers a game from
+outside the package too."""
 from pathlib import Path
 
-# ``tests.games.kuhn`` is imported by name (also when pytest is started from elsewhere)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from runtime.plugins import load_plugin
 
-import simcore.games  # noqa: E402
-
-simcore.games.register("kuhn", "tests.games.kuhn")
+ROOT = Path(__file__).resolve().parents[1]
+KUHN = str(ROOT / "examples" / "plugins" / "kuhn.py")
+load_plugin(KUHN)

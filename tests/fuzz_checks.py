@@ -227,7 +227,8 @@ def sequence_stacks_cap(params, players):
 
 # ---- Kuhn poker (the test game) ------------------------------------------------------------
 def check_kuhn(s, params, players):
-    from tests.games import kuhn as K
+    from simcore.games import load_game
+    K = load_game("kuhn")
 
     cards = sorted([int(s[K.CARD]), int(s[K.CARD + 1]), int(s[K.SPARE])])
     require(cards == [0, 1, 2], f"cards {cards}")

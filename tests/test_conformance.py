@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from bots.registry import allocate_memory, bot_arrays, bots_for, parse_bots
+from bots.registry import ALL_GAMES, allocate_memory, bots_for
+from runtime import check as C
 from simcore.games import available_games, load_game
-from runtime.kernels import kernels_for
 from simcore.replay import replayer_for
 from simcore.rng import stream_key
 from runtime.runner import Batch, RunConfig
@@ -293,72 +293,35 @@ def test_traces_replay_to_the_engine_result(game, bot):
 
 # ---- bots ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES)
-def test_kinds_are_the_catalogue_positions_and_every_game_offers_random(game):
-    specs = bots_for(load_game(game))
-    assert specs[0].name == "random" and specs[0].kind == 0
-    kinds = [s.kind for s in specs]
-    assert kinds == sorted(kinds) and len(set(kinds)) == len(kinds)
+def test_every_game_offers_random_first_and_names_each_bot_once(game):
+    names = bot_names(game)
+    assert names[0] == "random" and len(set(names)) == len(names)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_offers_every_generic_bot(game):
-    from bots.generic import generic_specs
+    from bots.registry import _BOTS
 
     names = set(bot_names(game))
-    missing = [s.name for s in generic_specs() if s.name not in names]
+    missing = [e.spec.name for e in _BOTS if e.games == ALL_GAMES and e.plugin is None and e.spec.name not in names]
     assert not missing, f"{game} cannot run {missing} (it lacks a protocol function they need)"
 
 
-def decide(k, kinds, bp, state, params, rng, seat, imem, fmem):
-    return int(k.choose_action(kinds, bp, state, params, rng, seat, imem, fmem))
+def decide(batch, state, seat, rng, imem, fmem):
+    return batch.bot_action(state, seat, rng, imem, fmem)
 
 
 @pytest.mark.parametrize("game,bot", game_bot_pairs())
 def test_bots_decide_only_on_what_their_seat_may_know(game, bot):
-    """At positions of the bot's own games, its decision is the same when the hidden
-    information is resampled by the game's determinize from the seat's view (same bot
-    stream, same working memory)."""
-    module = load_game(game)
-    info = module.INFO
-    k = kernels_for(game)
-    spec = cheap(game, bot)
-    search = bot in SEARCH_BOTS
-    checked = 0
-    for players in counts(info):
-        config = RunConfig.build(game, players, spec, {}, 17)
-        params = config.params()
-        kinds, bp = bot_arrays(config.bots)
-        imem, fmem = allocate_memory(config.bots, info, players)
-        size = info.state_size(players)
-        resample = sampler(players)
-        for g in range(2 if info.max_decisions(players) > 50 else 40):
-            state = np.zeros(size, np.int64)
-            module.init(state, params, players, stream_key(17, g, 0))
-            rng = np.array([stream_key(17, g, 1 + s) for s in range(players)], np.int64)
-            step = 0
-            while not module.is_terminal(state) and step < 400:
-                p = int(module.current_player(state))
-                check = step % 9 == 0 if not search else step % 25 == 0 and checked < 8 * players
-                if check:
-                    saved = rng.copy(), imem.copy(), fmem.copy()
-                a = decide(k, kinds, bp, state, params, rng, p, imem, fmem)
-                if check:
-                    view = np.zeros(size, np.int64)
-                    module.observe(state, p, view)
-                    sample = np.zeros(size, np.int64)
-                    module.determinize(view, params, p, resample, 0, sample)
-                    r, i, f = (x.copy() for x in saved)
-                    b = decide(k, kinds, bp, sample, params, r, p, i, f)
-                    assert b == a, (f"{game}/{players}/{bot}: seat {p} chose {module.action_name(a)} but "
-                                    f"{module.action_name(b)} when the hidden information was resampled")
-                    checked += 1
-                buf, n = legal_of(module, state, params)
-                assert a in buf[:n]
-                if search:  # the search bot is checked at some positions; random play leads there
-                    a = int(module.random_action(state, params, rng, p))
-                module.apply(state, params, a)
-                step += 1
-    assert checked >= 5
+    """At positions of the bot's own games every decision is legal, and it is the same when
+    the hidden information is resampled by the game's determinize from the seat's view
+    (same bot stream, same working memory): ``runtime.check``, the battery `playlab check`
+    runs."""
+    info = module_info(game)
+    for players in counts(info)[:2]:
+        batch = Batch(RunConfig.build(game, players, cheap(game, bot), {}, 17))
+        decisions, resampled = C.check_bot_legal_and_private(batch, bot)
+        assert decisions >= 5 and (bot == "random" or resampled >= 1)
 
 
 @pytest.mark.parametrize("game,bot", game_bot_pairs())
@@ -381,8 +344,6 @@ def test_a_seat_writes_only_its_own_working_memory(game, spec):
     batch = Batch(config)
     imem, fmem = allocate_memory(config.bots, info, players)
     assert imem.shape == (players, batch.imem_size) and fmem.shape == (players, batch.fmem_size)
-    kinds, bp = bot_arrays(config.bots)
-    k = kernels_for(game)
     params = config.params()
     state = np.zeros(info.state_size(players), np.int64)
     module.init(state, params, players, stream_key(1, 0, 0))
@@ -393,7 +354,7 @@ def test_a_seat_writes_only_its_own_working_memory(game, spec):
             break
         p = int(module.current_player(state))
         others = [(imem[s].copy(), fmem[s].copy()) for s in range(players)]
-        a = decide(k, kinds, bp, state, params, rng, p, imem, fmem)
+        a = decide(batch, state, p, rng, imem, fmem)
         for s in range(players):
             if s != p:
                 assert np.array_equal(imem[s], others[s][0]) and np.array_equal(fmem[s], others[s][1])

@@ -355,7 +355,8 @@ def test_sequence_stacks_checker_rejects_corrupted_states():
 
 
 def test_kuhn_checker_rejects_a_dealt_twice_card():
-    from tests.games import kuhn as K
+    from simcore.games import load_game
+    K = load_game("kuhn")
 
     params, states = states_of("kuhn", 2, {})
     s = states[0].copy()

@@ -13,7 +13,7 @@ from bots.registry import BotError, allocate_memory, bot_arrays, parse_bots
 from simcore.games import load_game
 from simcore.games import moon as m
 from simcore.games import shifting_stones as g
-from runtime.kernels import kernels_for
+from runtime.runner import choose
 from runtime.runner import Batch, RunConfig, set_threads
 
 from moon_helpers import DEFAULT_PARAMS as MOON_PARAMS, mask, play_position
@@ -30,7 +30,7 @@ def decide(game, state, params, spec, players, seed=1):
     seat = int(module.current_player(state))
     rng = np.arange(seed, seed + players, dtype=np.int64)
     before = state.copy()
-    a = int(kernels_for(game).choose_action(kinds, bp, state, params, rng, seat, imem, fmem))
+    a = choose(game, bots, state, params, rng, seat, imem, fmem)
     assert np.array_equal(state, before)
     return a
 
@@ -125,12 +125,11 @@ def greedy_game_decisions(game, players, seed, limit):
     state = np.zeros(module.INFO.state_size(players), np.int64)
     module.init(state, params, players, seed)
     rng = np.arange(players, dtype=np.int64)
-    k = kernels_for(game)
     out = []
     while not module.is_terminal(state) and len(out) < limit:
         out.append((state.copy(), params))
         p = int(module.current_player(state))
-        module.apply(state, params, k.choose_action(kinds, bp, state, params, rng, p, imem, fmem))
+        module.apply(state, params, choose(game, config.bots, state, params, rng, p, imem, fmem))
     return out
 
 

@@ -61,10 +61,10 @@ def test_changing_variant_or_bot_stream_never_changes_the_deal(game):
     assert opening
     from runtime.kernels import kernels_for
 
-    k = kernels_for(game)
+    k = kernels_for(game, config.kernel_key[1])
     info = config.info
     state = np.zeros(info.state_size(config.players), dtype=np.int64)
     config.module.init(state, config.params(), config.players, stream_key(9, 3, 0))
     log = config.module.trace_start(state, config.params(), config.players)
     assert log[:len(opening)] == t1["log"][:len(opening)]
-    assert k is kernels_for(game)
+    assert k is kernels_for(game, config.kernel_key[1])

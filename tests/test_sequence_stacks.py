@@ -364,8 +364,9 @@ def test_no_window_without_block_holders_and_block_not_playable_in_turn():
 
 
 def test_random_bot_receives_the_block_decision():
-    from bots.sequence_stacks import policy
-    from bots.registry import RANDOM_KIND
+    from bots.registry import parse_bots
+    from runtime.runner import choose
+
     hands = {0: ["r5"], 1: ["block"]}
     st, p = make_state(players=2, hands=hands, piles={"red.0": ["r1", "r2", "r3", "r4"]})
     G.apply(st, p, play_action("r5", "red.0"))
@@ -373,15 +374,14 @@ def test_random_bot_receives_the_block_decision():
     rng = np.array([7, 8], np.int64)
     rng2 = rng.copy()
     seen = set()
-    imem = np.zeros((G.MAX_PLAYERS, 1), np.int64)
-    fmem = np.zeros((G.MAX_PLAYERS, 1), np.float64)
-    bp = np.zeros((G.MAX_PLAYERS, 8))  # one row per seat, as the engine passes them
+    imem = np.zeros((2, 1), np.int64)
+    fmem = np.zeros((2, 1), np.float64)
+    bots = parse_bots(G, "random", 2)
     for _ in range(40):
         a = G.random_action(st, p, rng, 1)
-        assert policy(RANDOM_KIND, bp, st, p, rng2, 1, imem, fmem) == a
+        assert choose("sequence-stacks", bots, st, p, rng2, 1, imem, fmem) == a
         seen.add(a)
     assert seen == {G.A_BLOCK, G.A_PASS}
-    assert policy(99, bp, st, p, rng2, 1, imem, fmem) == -1
 
 
 def test_completion_with_empty_supply_gives_no_chip():

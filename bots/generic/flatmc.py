@@ -14,7 +14,7 @@ streams]`` = 2 state sizes + the action count + players; float64 ``[returns]`` =
 """
 import numpy as np
 
-from bots.registry import BotParam, BotSpec
+from bots.registry import BotParam, BotSpec, register_bot
 from simcore.rng import GOLDEN, mix64, next_u64
 
 P_PLAYOUTS = 0
@@ -27,7 +27,7 @@ SPEC = BotSpec(
     memory=lambda info, players, values: (2 * info.state_size(players) + info.num_actions + players,
                                           players),
 )
-REQUIRES = ("observe", "determinize", "legal_actions", "apply", "is_terminal", "current_player",
+REQUIRES = ("determinize", "legal_actions", "apply", "is_terminal", "current_player",
             "random_action", "returns")
 
 
@@ -44,9 +44,9 @@ def rollout(sim, params, rng, seat, streams):
         apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
 
 
-def choose(bot_params, state, params, rng, seat, imem, fmem):
+def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem, fmem):
     players = imem.shape[0]
-    size = state.shape[0]
+    size = given_view.shape[0]
     playouts = np.int64(bot_params[seat, P_PLAYOUTS])
     row = imem[seat]
     view = row[0:size]
@@ -55,7 +55,8 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     legal = rest[0:rest.shape[0] - players]
     streams = rest[rest.shape[0] - players:]
     ret = fmem[seat]
-    observe(state, seat, view)  # noqa: F821
+    for i in range(size):
+        view[i] = given_view[i]
     determinize(view, params, seat, rng, seat, sample)  # noqa: F821
     # the sample shows the actor the same legal actions as the real state
     n = legal_actions(sample, params, legal)  # noqa: F821
@@ -77,9 +78,11 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     return best_action
 
 
-TEMPLATES = ("rollout", "choose")
 # Numba compiles a callee with its caller's reference-counting setting unless the callee
 # sets its own: the engine's loop runs without it, but a game's observe/determinize may
 # need it (``out[:] = view`` checks for overlap and may copy), so this bot turns it back
 # on for itself and the game kernels it calls; next to its playouts the counting is noise.
 JIT_OPTIONS = {"choose": {"_nrt": True}}
+
+
+register_bot(SPEC, choose, helpers=(rollout,), requires=REQUIRES, jit_options=JIT_OPTIONS)

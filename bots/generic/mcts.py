@@ -96,7 +96,7 @@ seat, allocated once per chunk and reused by every decision.
 """
 import numpy as np
 
-from bots.registry import BotParam, BotSpec
+from bots.registry import BotParam, BotSpec, register_bot
 from simcore.rng import GOLDEN, below, mix64, next_u64
 
 P_ITERATIONS = 0
@@ -157,14 +157,13 @@ PARAMS = (
 
 
 def _greedy(game):
-    """The game's greedy bot spec with its kind (None when it has none)."""
+    """The game's greedy bot spec (None when it has none)."""
     from bots.registry import bots_for
     return next((b for b in bots_for(game) if b.name == "greedy"), None)
 
 
 def _greedy_memory(info):
-    from simcore.games import load_game
-    spec = _greedy(load_game(info.name))
+    spec = _greedy(info.name)
     if spec is None:
         return 1, 1
     ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
@@ -188,31 +187,28 @@ SPEC = BotSpec(
     PARAMS,
     memory=memory,
 )
-REQUIRES = ("observe", "determinize", "legal_actions", "apply", "is_terminal", "current_player",
+REQUIRES = ("determinize", "legal_actions", "apply", "is_terminal", "current_player",
             "random_action", "returns")
 
 
 def bind_extra(game):
-    """The game's greedy bot (policy, kind, default parameters, scratch size)."""
-    from bots.registry import MAX_BOT_PARAMS, bot_module
+    """The game's greedy bot (compiled policy, default parameters, scratch size)."""
+    from bots.registry import MAX_BOT_PARAMS, bound_policy
     from simcore.protocol import no_policy
 
     info = game.INFO
-    module = bot_module(game)
-    spec = _greedy(game)
+    spec = _greedy(info.name)
     table = np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64)
     gi, gf = _greedy_memory(info)
-    if module is None or spec is None:
-        return {"policy": no_policy, "HAS_GREEDY": False, "GREEDY_KIND": -1,
-                "GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
-                "NUM_ACTIONS": info.num_actions}
+    common = {"GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
+              "NUM_ACTIONS": info.num_actions}
+    if spec is None:
+        return {"greedy_policy": no_policy, "HAS_GREEDY": False, **common}
     table[:, :len(spec.params)] = [p.default for p in spec.params]
-    return {"policy": module.policy, "HAS_GREEDY": True, "GREEDY_KIND": spec.kind,
-            "GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
-            "NUM_ACTIONS": info.num_actions}
+    return {"greedy_policy": bound_policy(info.name, "greedy"), "HAS_GREEDY": True, **common}
 
 
-def rollout(sim, params, rng, seat, streams, greedy, depth, gi, gf, out):
+def rollout(sim, params, rng, seat, streams, greedy, depth, gi, gf, legal, out):
     """Finish ``sim`` (random or greedy play, every seat on a stream derived from
     ``rng[seat]``, which advances once) up to ``depth`` decisions, then value it into
     ``out``: ``returns`` at the end, the game's ``evaluate`` at a cut-off."""
@@ -224,8 +220,9 @@ def rollout(sim, params, rng, seat, streams, greedy, depth, gi, gf, out):
     if greedy:
         while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821
             p = current_player(sim)  # noqa: F821
-            apply(sim, params, policy(GREEDY_KIND, GREEDY_BOT_PARAMS, sim, params,  # noqa: F821
-                                      streams, p, gi, gf))
+            m = legal_actions(sim, params, legal)  # noqa: F821
+            apply(sim, params, greedy_policy(sim, legal, m, GREEDY_BOT_PARAMS, params,  # noqa: F821
+                                             streams, p, gi, gf))
             steps += 1
     elif depth == 0:
         while not is_terminal(sim):  # noqa: F821
@@ -309,8 +306,8 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
                 suggested = 0
                 if prior > 0:
                     # the greedy move of this world first, with a progressive bias
-                    g = policy(GREEDY_KIND, GREEDY_BOT_PARAMS, sample, params,  # noqa: F821
-                               streams, p, gi, gf)
+                    g = greedy_policy(sample, legal, m, GREEDY_BOT_PARAMS, params,  # noqa: F821
+                                      streams, p, gi, gf)
                     if g >= 0 and mark[g] == stamp and seen[g] != stamp:
                         action = g
                         suggested = 1
@@ -341,7 +338,7 @@ def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, 
                 break
             apply(sample, params, tree[best * NODE_INTS + ACTION])  # noqa: F821
             node = best
-        rollout(sample, params, rng, seat, streams, greedy, depth, gi, gf, out)
+        rollout(sample, params, rng, seat, streams, greedy, depth, gi, gf, legal, out)
         while node != NO_NODE:
             tree[node * NODE_INTS + VISITS] += 1
             for s in range(players):
@@ -364,9 +361,9 @@ def most_visited(tree):
     return best_action
 
 
-def choose(bot_params, state, params, rng, seat, imem, fmem):
+def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem, fmem):
     players = imem.shape[0]
-    size = state.shape[0]
+    size = given_view.shape[0]
     iterations = np.int64(bot_params[seat, P_ITERATIONS])
     c = bot_params[seat, P_EXPLORATION]
     greedy = HAS_GREEDY and np.int64(bot_params[seat, P_ROLLOUT]) == ROLLOUT_GREEDY  # noqa: F821
@@ -408,15 +405,16 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     f += na
     sums = frow[f:]
 
-    observe(state, seat, view)  # noqa: F821
+    for i in range(size):
+        view[i] = given_view[i]
     determinize(view, params, seat, rng, seat, sample)  # noqa: F821
     # the sample shows the actor the same legal actions as the real state
     n = legal_actions(sample, params, legal)  # noqa: F821
     if n == 1:
         return legal[0]
     if HAS_GREEDY and delegate > 0 and legal[0] >= delegate:  # noqa: F821
-        return policy(GREEDY_KIND, GREEDY_BOT_PARAMS, sample, params, streams, seat,  # noqa: F821
-                      gi, gf)
+        return greedy_policy(sample, legal, n, GREEDY_BOT_PARAMS, params, streams, seat,  # noqa: F821
+                             gi, gf)
     if worlds == 0:
         search(world, True, view, params, rng, seat, iterations, c, greedy, depth, prior, widening, smoothing, tree_depth, sample,
                legal, mark, seen, streams, tree, sums, out, gi, gf)
@@ -443,7 +441,10 @@ def choose(bot_params, state, params, rng, seat, imem, fmem):
     return best
 
 
-TEMPLATES = ("rollout", "search", "most_visited", "choose")
 # like flatmc: reference counting on for itself and the game kernels it calls
 # (observe/determinize copies, the row reshapes)
 JIT_OPTIONS = {"choose": {"_nrt": True}}
+
+
+register_bot(SPEC, choose, helpers=(rollout, search, most_visited), requires=REQUIRES, extra=bind_extra,
+             jit_options=JIT_OPTIONS)

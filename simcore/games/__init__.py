@@ -1,62 +1,174 @@
-"""The games playlab simulates, by CLI name.  Modules load lazily: importing one game
-never compiles or imports another.
+"""The games playlab simulates: one registration entry per game.
 
-A game is one module implementing ``simcore.protocol``; it joins with one line,
-``register(name, "package.module")`` (the built-in games are registered below; a game
-kept elsewhere, e.g. in the tests, registers itself the same way before use).  Its bots
-are ``bots/<module name>.py`` if that exists; every game also gets random and the
-generic bots (``bots/generic``).
+A game is a module implementing ``simcore.protocol`` (its kernels and ``INFO``).  It joins
+with one call, ``register_game(name, kernels, …)`` (``playlab.register_game`` for plugins),
+which records everything the rest of playlab keys by game name: the kernels module, its
+independent replay engine, its report section, its rules summary for terminal play and
+the plugin that registered it.  Its bots register themselves (``bots.registry.register_bot``)
+for the game's name.  Every table elsewhere reads this entry; nothing else lists games.
+
+References to code above this layer (a report section, a replay engine) are given as
+``"module:attribute"`` strings or as objects and resolved by whoever reads them
+(``GameEntry.resolve``), so registering a game imports nothing.  Built-in games are
+registered below exactly as a plugin registers its own.  Modules load lazily: loading one
+game never compiles or imports another.
 """
 from __future__ import annotations
 
 import importlib
+import re
 import types
-
-GAME_MODULES = {
-    "moon": "simcore.games.moon",
-    "shifting-stones": "simcore.games.shifting_stones",
-    "sequence-stacks": "simcore.games.sequence_stacks",
-}
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 class UnknownGame(ValueError):
     pass
 
 
+class RegistrationError(ValueError):
+    """A registration that clashes with an existing one or is malformed."""
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    name: str
+    # the protocol module: a dotted import path or the module itself
+    kernels: Any
+    # ``replay(trace) -> result`` of an independent rules engine (``simcore.replay``)
+    replay: Any = None
+    # ``section(study, info) -> (html block dict, findings)`` for ``playlab report``
+    report: Any = None
+    # a short summary of the rules for ``playlab human`` (``?``)
+    rules: str | None = None
+    # the plugin that registered the game (None: built into playlab)
+    plugin: str | None = None
+    # extra named things other layers may attach (e.g. report tables), by key
+    extras: dict = field(default_factory=dict)
+
+    def module(self) -> types.ModuleType:
+        kernels = self.kernels
+        if isinstance(kernels, types.ModuleType):
+            module = kernels
+        else:
+            try:
+                module = importlib.import_module(kernels)
+            except ModuleNotFoundError as exc:
+                if exc.name == kernels:
+                    raise UnknownGame(f"game {self.name!r} is not implemented yet ({kernels} is missing)") from None
+                raise
+        if module.INFO.name != self.name:
+            raise UnknownGame(f"module {module.__name__} declares game {module.INFO.name!r}, not {self.name!r}")
+        return module
+
+    def rules_summary(self) -> str | None:
+        """The rules summary (``rules`` may be the text or a ``"module:attr"`` reference)."""
+        rules = self.rules
+        if isinstance(rules, str) and _REFERENCE.match(rules):
+            return resolve_reference(rules)
+        return rules
+
+    def resolve(self, what: str):
+        """The entry's ``what`` (``"replay"``, ``"report"`` or an extra) as an object, or
+        None when the game has none."""
+        ref = getattr(self, what) if what in ("replay", "report") else self.extras.get(what)
+        return resolve_reference(ref)
+
+
+def resolve_reference(ref):
+    """``"pkg.module:attr"`` imported and looked up; anything else returned as is."""
+    if ref is None or not isinstance(ref, str):
+        return ref
+    module, _, attr = ref.partition(":")
+    obj = importlib.import_module(module)
+    for part in filter(None, attr.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_ENTRIES: dict[str, GameEntry] = {}
+
+
+def register_game(name: str, kernels, *, replay=None, report=None, rules: str | None = None,
+                  plugin: str | None = None, **extras) -> GameEntry:
+    """Make the protocol module ``kernels`` (a module or its dotted path) playable as
+    ``name``.  Registering the same game again is a no-op; another module under a taken
+    name is refused."""
+    if not isinstance(name, str) or not name or any(c in name for c in ",: =/"):
+        raise RegistrationError(f"a game name is a word like 'moon' or 'my-game', not {name!r}")
+    if plugin is None:
+        from simcore.plugin_context import current_plugin
+
+        plugin = current_plugin()
+    entry = GameEntry(name, kernels, replay, report, rules, plugin, dict(extras))
+    known = _ENTRIES.get(name)
+    if known is not None:
+        if _module_name(known.kernels) == _module_name(kernels):
+            # the same game again (a plugin loaded twice): keep the fuller entry
+            _ENTRIES[name] = replace(known, **{k: v for k, v in entry.__dict__.items()
+                                              if v not in (None, {}) and k != "name"})
+            return _ENTRIES[name]
+        raise RegistrationError(f"game {name!r} is already registered as {_module_name(known.kernels)}"
+                                + (f" (by plugin {known.plugin})" if known.plugin else ""))
+    _ENTRIES[name] = entry
+    return entry
+
+
+def _module_name(kernels) -> str:
+    return kernels.__name__ if isinstance(kernels, types.ModuleType) else str(kernels)
+
+
+def finish_game_plugin(plugin: str, digest: str) -> None:
+    """Mark the kernels of every game ``plugin`` registered with the digest of the plugin's
+    sources (``runtime.plugins``), which ``simcore.protocol.game_tag`` folds into the
+    compiled copies' names."""
+    for e in _ENTRIES.values():
+        if e.plugin == plugin:
+            e.module().__playlab_digest__ = digest
+
+
 def register(name: str, module: str) -> None:
-    """Make the game module ``module`` (a dotted import path) playable as ``name``.
-    Registering the same pair again is a no-op; another module under a taken name is
-    refused."""
-    known = GAME_MODULES.get(name)
-    if known is not None and known != module:
-        raise ValueError(f"game {name!r} is already registered as {known}")
-    GAME_MODULES[name] = module
+    """Shorthand of ``register_game(name, module)``."""
+    register_game(name, module)
+
+
+def entry(name: str) -> GameEntry:
+    try:
+        return _ENTRIES[name]
+    except KeyError:
+        raise UnknownGame(f"unknown game {name!r} (games: {', '.join(_ENTRIES)})") from None
+
+
+def entries() -> list[GameEntry]:
+    return list(_ENTRIES.values())
 
 
 def game_names() -> list[str]:
-    return list(GAME_MODULES)
+    return list(_ENTRIES)
 
 
 def load_game(name: str) -> types.ModuleType:
-    if name not in GAME_MODULES:
-        raise UnknownGame(f"unknown game {name!r} (games: {', '.join(GAME_MODULES)})")
-    try:
-        module = importlib.import_module(GAME_MODULES[name])
-    except ModuleNotFoundError as exc:
-        if exc.name == GAME_MODULES[name]:
-            raise UnknownGame(f"game {name!r} is not implemented yet") from None
-        raise
-    if module.INFO.name != name:
-        raise UnknownGame(f"module {GAME_MODULES[name]} declares game {module.INFO.name!r}, not {name!r}")
-    return module
+    return entry(name).module()
 
 
 def available_games() -> list[str]:
     out = []
-    for name in GAME_MODULES:
+    for name in _ENTRIES:
         try:
             load_game(name)
         except UnknownGame:
             continue
         out.append(name)
     return out
+
+
+# ---- the built-in games, registered as any plugin registers its own --------------------------
+register_game("moon", "simcore.games.moon", replay="simcore.replay.moon:replay",
+              report="reports.report:moon_section", rules="simcore.games.moon:RULES_SUMMARY")
+register_game("shifting-stones", "simcore.games.shifting_stones", replay="simcore.replay.shifting_stones:replay",
+              report="reports.report:stones_section",
+              rules="simcore.games.shifting_stones:RULES_SUMMARY")
+register_game("sequence-stacks", "simcore.games.sequence_stacks", replay="simcore.replay.sequence_stacks:replay",
+              report="reports.report:stacks_section",
+              rules="simcore.games.sequence_stacks:RULES_SUMMARY")

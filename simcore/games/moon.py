@@ -91,6 +91,16 @@ Actions (NUM_ACTIONS = 62)::
 """
 from __future__ import annotations
 
+# a short summary for `playlab human` (`?`); the full rules: shared/rules/moon.md
+RULES_SUMMARY = """\
+Three-Player Moon: 22 dominoes (double-six set without blanks but 0-0), 7 tiles each, one
+face-down widow. Bid once each in turn: pass, or higher than the high bid (min_bid..7, or
+21 to shoot the moon). The high bidder takes the widow, discards one tile face down and
+names trump (a number, doubles or no-trump), then leads. Follow the led suit if you can;
+the highest trump, else the highest of the led suit, wins the trick. The bidder scores the
+bid on making at least that many of the 7 tricks (21: all 7), else loses it; the others
+score one point per trick. First to target_score (default 21) wins."""
+
 import numpy as np
 from numba import njit
 
@@ -717,7 +727,8 @@ def returns(state, params, players, out):
 
 @njit(cache=True)
 def observe(state, player, out):
-    out[:] = state
+    for i in range(state.shape[0]):  # no slice copy: the engine calls this without reference counting
+        out[i] = state[i]
     for s in range(PLAYERS):
         if s != player:
             out[HAND + s] = HIDDEN

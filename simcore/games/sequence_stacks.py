@@ -122,6 +122,15 @@ Decisions and safeguards
 """
 from __future__ import annotations
 
+# a short summary for `playlab human` (`?`); the full rules: shared/rules/sequence_stacks.md
+RULES_SUMMARY = """\
+Sequence Stacks: build shared runs 1-5 in red or blue (two piles per colour; a wild of the
+colour stands for the next number). Completing a pile earns a chip of its colour unless an
+opponent blocks it with a block card. On your turn refill to 5, play cards from your hand
+or the top of your own discard pile onto piles, play action cards (skip, reverse,
+steal-card, steal-chip), then end by discarding one card. First to 5 chips with at least
+2 red and 2 blue wins."""
+
 import numpy as np
 from numba import njit
 

@@ -104,6 +104,17 @@ public or the observer's own; this table is ``OBS_LAYOUT.table()``)::
 """
 from __future__ import annotations
 
+# a short summary for `playlab human` (`?`); the full rules: shared/rules/shifting_stones.md
+RULES_SUMMARY = """\
+Shifting Stones: a 3x3 grid of two-faced stones (S/M sun-moon, F/B fish-bird, H/O
+horse-boat, E/T seed-tree). On your turn either skip (draw 2; not twice running) or take
+actions, then end the turn and refill your hand to 4. Actions: pay with a card from your
+hand to swap two adjacent stones or flip one stone; or score a card whose pattern (grey =
+any stone) appears on the grid now, for its points. The end is triggered when someone has
+scored enough cards (10/9/8/7 cards at 2/3/4/5 players); the round is finished, and the
+most points wins (a bonus for the most 1-point cards). Solo: score all 16 before the
+strikes run out."""
+
 from functools import lru_cache
 
 import numpy as np
@@ -654,7 +665,8 @@ def observe(state, player, out):
     """Hide other hands (their sizes stay), the draw pile's order (the deck array, whose
     dealt part would also reveal hands), the chance stream and, solo, which 16 cards were
     chosen (the unseen cards are everything not in hand, discarded or scored)."""
-    out[:] = state
+    for i in range(state.shape[0]):  # no slice copy: the engine calls this without reference counting
+        out[i] = state[i]
     out[RNG] = HIDDEN
     for s in range(state[PLAYERS]):
         if s != player:

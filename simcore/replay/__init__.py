@@ -6,19 +6,22 @@ rules agree.  ``replay(trace) -> result`` raises ``ReplayError`` on any illegal 
 """
 from __future__ import annotations
 
-import importlib
-
 
 class ReplayError(ValueError):
     pass
 
 
 def replayer_for(game: str):
-    module = {"moon": "moon", "shifting-stones": "shifting_stones",
-              "sequence-stacks": "sequence_stacks"}.get(game)
-    if module is None:
+    """The game's replay engine, from its registration entry (``register_game(…, replay=)``)."""
+    from simcore.games import UnknownGame, entry
+
+    try:
+        fn = entry(game).resolve("replay")
+    except UnknownGame:
+        fn = None
+    if fn is None:
         raise ReplayError(f"no replayer for game {game!r}")
-    return importlib.import_module(f"simcore.replay.{module}").replay
+    return fn
 
 
 def replay(trace: dict) -> dict:

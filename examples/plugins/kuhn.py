@@ -1,12 +1,18 @@
-"""Kuhn poker: the fourth game, living in the tests to prove the protocol.
+"""Kuhn poker as a plugin game: a complete game outside the package, with a bot of its own.
+
+    playlab --plugin examples/plugins/kuhn.py play kuhn --bots nash,random --games 10000 --seed 1
 
 Three cards J < Q < K, two players, ante ``ante`` each, one betting round with a bet of
 ``bet`` chips.  Seat 0 acts first: pass (check) or bet; facing a check, seat 1 checks (to
 the showdown) or bets; facing a bet, a seat calls (to the showdown) or passes (folds, the
 bettor takes the pot).  Showdown: the higher card takes the pot.
 
-Registered from the tests with ``simcore.games.register("kuhn", "tests.games.kuhn")``;
-nothing outside this module knows it.
+It registers itself (the last lines of this file) through playlab's public API, exactly as
+the built-in games do: its kernels (this module), its independent replay engine
+(``replay``), its report section (``report_section``), its rules summary for ``playlab
+human`` and its bot ``nash`` (Kuhn's equilibrium family, one parameter).  It then works in
+every command: ``play``, ``show``, ``tournament``, ``check``, traces and replay, PettingZoo,
+``report``.
 
 State::
 
@@ -26,10 +32,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import sys
+
+import playlab
 from simcore.layout import Column, Columns, Field, Layout
-from simcore.options import Option
-from simcore.protocol import HIDDEN, GameInfo
-from simcore.rng import below
+from simcore.rng import below, uniform
+
+Option, GameInfo, HIDDEN = playlab.Option, playlab.GameInfo, playlab.HIDDEN
 
 PLAYERS = 2
 CARDS = 3
@@ -183,7 +192,8 @@ def returns(state, params, players, out):
 
 @njit(cache=True)
 def observe(state, player, out):
-    out[:] = state
+    for i in range(STATE_SIZE):
+        out[i] = state[i]
     if not state[SHOWDOWN]:
         out[CARD + 1 - player] = HIDDEN
     out[SPARE] = HIDDEN
@@ -232,7 +242,7 @@ INFO = GameInfo(
     chance="the deal, inside init",
     information="imperfect (the opponent's card)",
     utility="net chips; one winner",
-    description="three-card poker, one bet round (a test game)",
+    description="three-card poker, one bet round (an example plugin game)",
     column_docs=tuple(COLUMNS.docs()),
     observation_size=lambda players: OBS_SIZE,
 )
@@ -281,6 +291,56 @@ def render(view, seat, params, players) -> str:
     return "\n".join(lines)
 
 
+RULES_SUMMARY = """\
+Kuhn poker: three cards J < Q < K, one each, ante 1. Seat 0 acts first: pass (check) or
+bet 1. Facing a check: check (showdown) or bet. Facing a bet: bet (call, showdown) or pass
+(fold: the bettor takes the pot). At the showdown the higher card takes the pot."""
+
+
+# ---- its own bot: Kuhn's equilibrium family ----------------------------------------------------
+NASH_PARAMS = (playlab.BotParam("alpha", 0.2, 0.0, 1.0 / 3.0,
+                                "seat 0's bluff rate with the jack (every equilibrium: 0 .. 1/3)"),)
+P_ALPHA = 0
+
+
+def nash_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    """Kuhn's equilibrium strategies (Kuhn 1950): seat 0 bets J with alpha, K with 3 alpha,
+    calls with Q with alpha + 1/3; seat 1 bets J after a check with 1/3, calls Q with 1/3,
+    always bets or calls with K.  It reads its own card and the public actions only."""
+    alpha = bot_params[seat, P_ALPHA]
+    card = view[CARD + seat]
+    facing = view[CONTRIB + 1 - seat] > view[CONTRIB + seat]
+    if seat == 0 and not facing:
+        p_bet = alpha if card == 0 else (0.0 if card == 1 else 3.0 * alpha)
+    elif seat == 0:
+        p_bet = 0.0 if card == 0 else (alpha + 1.0 / 3.0 if card == 1 else 1.0)
+    elif not facing:
+        p_bet = 1.0 / 3.0 if card == 0 else (0.0 if card == 1 else 1.0)
+    else:
+        p_bet = 0.0 if card == 0 else (1.0 / 3.0 if card == 1 else 1.0)
+    return BET if uniform(rng, seat) < p_bet else PASS
+
+
+# ---- its report section (``playlab report``) -------------------------------------------------
+def report_section(study, info):
+    """Per bot setting: how often the hand went to a showdown, with a 95% Wilson interval."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    frame = study.frame
+    rows = []
+    for bots, part in frame.groupby([c for c in frame.columns if c.startswith("bot_")], dropna=False):
+        k, n = int(part["showdown"].sum()), len(part)
+        lo, hi = proportion_confint(k, n, method="wilson")
+        rows.append({"bots": ", ".join(map(str, bots if isinstance(bots, tuple) else (bots,))), "games": n,
+                     "showdown": f"{k / n:.1%} [{lo:.1%}, {hi:.1%}]"})
+    import pandas as pd
+
+    table = pd.DataFrame(rows).to_html(index=False, border=0)
+    block = {"heading": "Kuhn poker: showdowns", "text": "Hands that reached a showdown (the rest were folded).",
+             "png": None, "caption": "", "table": table, "alt": "showdowns"}
+    return [block], []
+
+
 # ---- the Python reference: replays a trace with no kernel code ------------------------------
 def replay(trace: dict) -> dict:
     """The result a trace leads to, by the rules above in plain Python (raises ValueError
@@ -323,3 +383,9 @@ def replay(trace: dict) -> dict:
     pot = sum(put)
     return {"scores": [(pot if s == winner else 0) - put[s] for s in range(2)],
             "winners": [winner], "truncated": False, "pot": pot}
+
+
+# ---- joining playlab: one game, one bot ------------------------------------------------------
+playlab.register_game("kuhn", sys.modules[__name__], replay=replay, report=report_section, rules=RULES_SUMMARY)
+playlab.register_bot(playlab.BotSpec("nash", "Kuhn's equilibrium strategies (alpha: the jack bluff rate)",
+                                     NASH_PARAMS), nash_policy, games=("kuhn",))

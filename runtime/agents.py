@@ -1,0 +1,320 @@
+"""Python agents (``--bots py:FILE_OR_MODULE:CLASS[:key=value…]``) in every command.
+
+A game with a Python agent in some seat is played from Python one agent decision at a
+time: the compiled engine (``advance``) takes every compiled seat's decisions until an
+agent's seat must decide, the agent is shown its seat's view (``AgentView``: the game's
+``observe`` of the state, never the state) and its answer is checked and applied.  The deal,
+the chance and every compiled bot's stream are the engine's (``start_game``), so game *i* is
+the same deal as with compiled bots, and an agent that makes the same choices as a compiled
+bot produces the same result row.
+
+Per process, each seat's agent is created once (``CLASS(game=…, players=…, seat=…,
+**params)``, parameters as text); ``start(index)`` and ``finish(index, returns)`` are called
+around each game when the class has them.  ``view.rng`` is a ``numpy.random.Generator``
+seeded from the seat's own bot stream of the game, so an agent that draws only from it is
+reproducible.  Batches of games are split between worker processes (``spawn``: each loads
+the run's plugins and the agent afresh) when more than one thread is allowed.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import importlib.util
+import multiprocessing
+import os
+import signal
+import sys
+import types
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simcore.engine import COL_DECISIONS, COL_INDEX, ROW_PREFIX
+from simcore.rng import bot_stream, stream_key
+
+
+class AgentError(ValueError):
+    """An agent that cannot be loaded, returns an illegal action or raises."""
+
+
+_MODULES: dict[str, types.ModuleType] = {}
+
+
+def load_agent_class(target: str, name: str):
+    """The class ``name`` of the module or ``.py`` file ``target``."""
+    label = f"py:{target}:{name}"
+    module = _MODULES.get(target)
+    if module is None:
+        path = Path(target).expanduser()
+        try:
+            if target.endswith(".py") or os.sep in target:
+                if not path.is_file():
+                    raise AgentError(f"agent {label}: no such file {target}")
+                key = str(path.resolve())
+                mod_name = "playlab_agent_" + "".join(c if c.isalnum() else "_" for c in path.stem) + \
+                    "_" + hashlib.sha256(key.encode()).hexdigest()[:8]
+                spec = importlib.util.spec_from_file_location(mod_name, key)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[mod_name] = module
+                spec.loader.exec_module(module)
+            else:
+                module = importlib.import_module(target)
+        except AgentError:
+            raise
+        except ModuleNotFoundError as exc:
+            raise AgentError(f"agent {label}: cannot import {exc.name!r}") from None
+        except Exception as exc:
+            raise AgentError(f"agent {label}: loading {target} failed: {type(exc).__name__}: {exc}") from None
+        _MODULES[target] = module
+    cls = getattr(module, name, None)
+    if cls is None or not callable(cls):
+        raise AgentError(f"agent {label}: {target} has no class {name}")
+    return cls
+
+
+class AgentView:
+    """What an agent's seat may know at one decision (shared/spec/plugins.md)."""
+
+    __slots__ = ("_module", "_view", "_params", "seat", "players", "game", "index", "legal_actions", "rng",
+                 "_observation")
+
+    def __init__(self, module, view, params, seat, players, game, index, legal, rng):
+        self._module = module
+        self._view = view
+        self._params = params
+        self.seat = seat
+        self.players = players
+        self.game = game
+        self.index = index
+        self.legal_actions = legal
+        self.rng = rng
+        self._observation = None
+
+    @property
+    def observation(self) -> np.ndarray:
+        """The seat's observation vector (float32; ``playlab games GAME`` gives its layout)."""
+        if self._observation is None:
+            size = self._module.INFO.observation_size
+            if size is None or getattr(self._module, "observation", None) is None:
+                raise AgentError(f"{self.game} has no observation encoding")
+            out = np.zeros(size(self.players), np.float64)
+            self._module.observation(self._view, self._params, self.seat, out)
+            self._observation = out.astype(np.float32)
+        return self._observation
+
+    @property
+    def state_view(self) -> np.ndarray:
+        """The seat's information-set view as the kernels see it (a copy of ``observe``)."""
+        return self._view.copy()
+
+    def render(self) -> str:
+        return self._module.render(self._view, self.seat, self._params, self.players)
+
+    def action_name(self, action: int) -> str:
+        return self._module.action_name(int(action))
+
+
+class AgentSeats:
+    """The agents of one run in this process, one per agent seat."""
+
+    def __init__(self, config):
+        self.config = config
+        self.agents: dict[int, Any] = {}
+        self.labels: dict[int, str] = {}
+        for seat, bot in enumerate(config.bots):
+            if not bot.is_agent:
+                continue
+            target, cls_name, pairs = bot.agent
+            cls = load_agent_class(target, cls_name)
+            try:
+                agent = cls(game=config.game, players=config.players, seat=seat, **dict(pairs))
+            except Exception as exc:
+                raise AgentError(f"agent {bot.label} (seat {seat}): creating it failed: "
+                                 f"{type(exc).__name__}: {exc}") from None
+            if not callable(getattr(agent, "act", None)):
+                raise AgentError(f"agent {bot.label}: the class has no act(view) method")
+            self.agents[seat] = agent
+            self.labels[seat] = bot.label
+
+
+_SEATS: dict[Any, AgentSeats] = {}
+
+
+def seats_for(config) -> AgentSeats:
+    key = _config_key(config)
+    seats = _SEATS.get(key)
+    if seats is None:
+        seats = _SEATS[key] = AgentSeats(config)
+    return seats
+
+
+def agent_stream(seed: int, index: int, seat: int) -> np.random.Generator:
+    """``view.rng`` of ``seat`` in game ``index``: seeded from the seat's own bot stream."""
+    return np.random.Generator(np.random.PCG64(int(stream_key(seed, index, bot_stream(seat))) & 0xFFFFFFFFFFFFFFFF))
+
+
+def ask_agent(seats: AgentSeats, state, params, seat: int, index: int, rng: np.random.Generator,
+              view=None, legal=None) -> int:
+    """The agent of ``seat``'s answer at ``state``, checked: shown only the seat's view."""
+    c = seats.config
+    module = c.module
+    view = np.zeros(state.shape[0], np.int64) if view is None else view
+    legal = np.zeros(max(1, c.info.num_actions), np.int64) if legal is None else legal
+    m = int(module.legal_actions(state, params, legal))
+    module.observe(state, seat, view)
+    options = tuple(int(a) for a in legal[:m])
+    agent_view = AgentView(module, view.copy(), params, seat, c.players, c.game, index, options, rng)
+    try:
+        a = seats.agents[seat].act(agent_view)
+    except Exception as exc:
+        raise AgentError(f"agent {seats.labels[seat]} (seat {seat}) failed in game {index}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or int(a) not in options:
+        shown = ", ".join(str(x) for x in options)
+        raise AgentError(f"agent {seats.labels[seat]} (seat {seat}) returned {a!r} in game {index}, which is not "
+                         f"one of its legal actions ({shown})")
+    return int(a)
+
+
+def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray:
+    """Game ``index`` of the batch's run with its agents; the engine's result row."""
+    c = batch.config
+    module = c.module
+    k = batch.kernels
+    seats = seats_for(c)
+    players = c.players
+    state = np.zeros(batch.state_size, np.int64)
+    rng = np.zeros(players, np.int64)
+    imem, fmem = batch.memory()
+    view = np.zeros(batch.state_size, np.int64)
+    legal = np.zeros(max(1, c.info.num_actions), np.int64)
+    k.start_game(state, batch.params, players, c.seed, index, rng)
+    generators = {s: agent_stream(c.seed, index, s) for s in seats.agents}
+    for agent in seats.agents.values():
+        if hasattr(agent, "start"):
+            agent.start(index)
+    n = 0
+    limit = batch.max_decisions
+    while True:
+        if record is None:
+            n += int(k.advance(state, batch.params, batch.kinds, batch.bot_params, rng, imem, fmem, view, legal,
+                               limit - n))
+        else:  # one decision at a time, each recorded
+            while not module.is_terminal(state) and batch.kinds[module.current_player(state)] >= 0 and n < limit:
+                p = int(module.current_player(state))
+                a = int(k.choose_action(batch.kinds, batch.bot_params, state, batch.params, rng, p, imem, fmem,
+                                        view, legal))
+                record.append(a)
+                module.apply(state, batch.params, a)
+                n += 1
+        if module.is_terminal(state):
+            break
+        if n >= limit:
+            from .runner import KernelError
+
+            raise KernelError(f"game {index} exceeded the game's maximum length ({limit} decisions)")
+        p = int(module.current_player(state))
+        a = ask_agent(seats, state, batch.params, p, index, generators[p], view, legal)
+        if record is not None:
+            record.append(a)
+        module.apply(state, batch.params, a)
+        n += 1
+    row = np.zeros(ROW_PREFIX + len(c.info.result_columns(players)), np.int64)
+    row[COL_INDEX] = index
+    row[COL_DECISIONS] = n
+    module.summarize(state, batch.params, players, row[ROW_PREFIX:])
+    if any(hasattr(a, "finish") for a in seats.agents.values()):
+        returns = np.zeros(players, np.float64)
+        module.returns(state, batch.params, players, returns)
+        for agent in seats.agents.values():
+            if hasattr(agent, "finish"):
+                agent.finish(index, returns.copy())
+    return row
+
+
+def _play_range(batch, start: int, count: int) -> np.ndarray:
+    out = np.zeros((count, len(batch.config.columns())), np.int64)
+    for g in range(count):
+        out[g] = play_agent_game(batch, start + g)
+    return out
+
+
+# ---- worker processes -------------------------------------------------------------------------
+_POOL: dict[str, Any] = {}
+# fewer games than this per process are not worth a process's start-up (a second or two)
+MIN_GAMES_PER_PROCESS = 64
+
+
+def _worker_init():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the pool; no tracebacks here
+
+
+def _config_key(config):
+    return (config.game, config.players, tuple(config.bot_labels), tuple(sorted(config.variant.items())), config.seed)
+
+
+_WORKER_BATCHES: dict[Any, Any] = {}
+
+
+def _worker_run(config, start: int, count: int) -> np.ndarray:
+    from .runner import Batch
+
+    key = _config_key(config)
+    batch = _WORKER_BATCHES.get(key)
+    if batch is None:
+        batch = _WORKER_BATCHES[key] = Batch(config)
+    return _play_range(batch, start, count)
+
+
+def _pool(processes: int) -> ProcessPoolExecutor:
+    pool = _POOL.get("pool")
+    if pool is None or _POOL.get("size") != processes:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init)
+        _POOL.update(pool=pool, size=processes)
+    return pool
+
+
+def stop_pool() -> None:
+    """Stop the worker processes now (Ctrl-C, the end of the run)."""
+    pool = _POOL.pop("pool", None)
+    _POOL.pop("size", None)
+    if pool is None:
+        return
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+
+
+atexit.register(stop_pool)
+
+
+def processes_allowed() -> int:
+    import numba
+
+    return max(1, numba.get_num_threads())
+
+
+def run_agent_games(batch, start: int, count: int) -> np.ndarray:
+    """Games ``start … start+count-1`` of a run with agents: in this process, or split into
+    contiguous ranges over worker processes (the rows come back in index order, so the
+    result does not depend on how many processes played them)."""
+    seats_for(batch.config)  # load the agents here first: a bad one fails before any process starts
+    processes = min(processes_allowed(), max(1, count // MIN_GAMES_PER_PROCESS))
+    if processes <= 1:
+        return _play_range(batch, start, count)
+    bounds = np.linspace(start, start + count, processes + 1).astype(np.int64)
+    pool = _pool(processes)
+    futures = [pool.submit(_worker_run, batch.config, int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]
+    try:
+        return np.concatenate([f.result() for f in futures])
+    except BaseException:
+        stop_pool()
+        raise

@@ -1,0 +1,187 @@
+"""Loading plugins: modules that register games and compiled bots (``playlab.register_game``,
+``playlab.register_bot``) from outside the package.
+
+A plugin is named by an importable module (``mypkg.mybots``) or a path to a ``.py`` file.
+``load_plugins`` imports each once per process: the ``--plugin`` options, ``PLAYLAB_PLUGINS``
+(``:``-separated) and every installed distribution's entry point in the group
+``playlab.plugins`` go through it, and so does a worker process or a Dask worker that is
+handed a run whose game or bots a plugin registered (``RunConfig`` travels with the names of
+its plugins).
+
+What a plugin registers is recorded as the plugin's, and keyed by a digest of every source
+the plugin loaded: its own file (or package) and each module it imported that is not part
+of Python, an installed distribution or playlab.  The compiled copies' names carry that
+digest, and the plugin's own ``cache=True`` kernels are cached in a directory named after
+it, so an edited plugin (or a helper module it imports) always compiles afresh.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import sysconfig
+import types
+from pathlib import Path
+
+ENTRY_POINT_GROUP = "playlab.plugins"
+ENV_VAR = "PLAYLAB_PLUGINS"
+
+_LOADED: dict[str, types.ModuleType] = {}
+_ENTRY_POINTS_DONE = False
+
+
+class PluginError(ValueError):
+    pass
+
+
+def plugin_key(spec: str) -> str:
+    """A plugin's canonical name: a file by its absolute path, a module by its name."""
+    spec = spec.strip()
+    if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
+        return str(Path(spec).expanduser().resolve())
+    return spec
+
+
+def _is_file(key: str) -> bool:
+    return key.endswith(".py") or os.sep in key
+
+
+def _module_name_for(path: str) -> str:
+    stem = "".join(c if c.isalnum() else "_" for c in Path(path).stem)
+    return f"playlab_plugin_{stem}_{hashlib.sha256(path.encode()).hexdigest()[:8]}"
+
+
+def _foreign_files(modules) -> list[str]:
+    """Source files of ``modules`` that are neither Python's, an installed distribution's nor
+    playlab's own (those are keyed elsewhere)."""
+    from simcore import PACKAGE_ROOT, KERNEL_PACKAGES
+
+    skip = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    own = [str(PACKAGE_ROOT / p) for p in KERNEL_PACKAGES + ("runtime", "experiments", "reports", "playlab")]
+    out = []
+    for m in modules:
+        f = getattr(m, "__file__", None)
+        if not f or not f.endswith(".py"):
+            continue
+        f = str(Path(f).resolve())
+        if any(f.startswith(s + os.sep) for s in skip) or any(f.startswith(o + os.sep) for o in own):
+            continue
+        out.append(f)
+    return sorted(set(out))
+
+
+def _digest(files: list[str]) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.encode())
+        try:
+            h.update(Path(f).read_bytes())
+        except OSError:
+            pass
+    return h.hexdigest()[:16]
+
+
+def _recache(modules, digest: str) -> None:
+    """Point the on-disk cache of every ``cache=True`` kernel the plugin defined at a
+    directory named after the plugin's digest (Numba would otherwise key them by their own
+    file's time stamp only, and keep machine code that inlined an edited helper)."""
+    import numba
+    from numba.core.dispatcher import Dispatcher
+    from numba.core.caching import NullCache
+
+    base = numba.config.CACHE_DIR
+    if not base:
+        return
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = os.path.join(base, f"plugin-{digest}")
+    try:
+        for m in modules:
+            for value in list(vars(m).values()):
+                if (isinstance(value, Dispatcher) and getattr(value.py_func, "__module__", None) == m.__name__
+                        and not isinstance(value._cache, NullCache) and not value.overloads):
+                    value.enable_caching()
+    finally:
+        numba.config.CACHE_DIR = saved
+
+
+def load_plugin(spec: str) -> types.ModuleType:
+    """Import plugin ``spec`` once (module docstring); a failure is a ``PluginError`` naming
+    the plugin and the reason."""
+    from bots.registry import BotError, finish_plugin
+    from simcore.games import RegistrationError, finish_game_plugin
+    from simcore.plugin_context import registering_for
+
+    from bots.registry import ensure_builtins
+
+    key = plugin_key(spec)
+    if key in _LOADED:
+        return _LOADED[key]
+    ensure_builtins()  # a plugin's name that clashes with a built-in one is the plugin's error
+    before = set(sys.modules)
+    try:
+        with registering_for(key):
+            if _is_file(key):
+                if not os.path.isfile(key):
+                    raise PluginError(f"plugin {spec}: no such file")
+                name = _module_name_for(key)
+                loader_spec = importlib.util.spec_from_file_location(name, key)
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[name] = module
+                try:
+                    loader_spec.loader.exec_module(module)
+                except BaseException:
+                    sys.modules.pop(name, None)
+                    raise
+            else:
+                module = importlib.import_module(key)
+    except PluginError:
+        raise
+    except (BotError, RegistrationError) as exc:
+        raise PluginError(f"plugin {spec}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        what = "no such module" if exc.name == key else f"it imports {exc.name!r}, which is not installed"
+        raise PluginError(f"plugin {spec}: {what}") from None
+    except SyntaxError as exc:
+        raise PluginError(f"plugin {spec}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    except Exception as exc:
+        raise PluginError(f"plugin {spec}: importing it failed: {type(exc).__name__}: {exc}") from None
+    new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
+    files = _foreign_files(new)
+    digest = _digest(files)
+    module.__playlab_digest__ = digest
+    _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest)
+    finish_plugin(key, digest)
+    finish_game_plugin(key, digest)
+    _LOADED[key] = module
+    return module
+
+
+def load_plugins(specs=()) -> list[types.ModuleType]:
+    """Every plugin of ``specs`` (in order), each once."""
+    return [load_plugin(s) for s in specs if s and s.strip()]
+
+
+def env_plugins() -> list[str]:
+    return [p for p in os.environ.get(ENV_VAR, "").split(":") if p.strip()]
+
+
+def entry_point_plugins() -> list[str]:
+    from importlib.metadata import entry_points
+
+    return [ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP)]
+
+
+def load_configured(cli_specs=()) -> list[types.ModuleType]:
+    """Installed entry points, then ``PLAYLAB_PLUGINS``, then the ``--plugin`` options."""
+    global _ENTRY_POINTS_DONE
+    out = []
+    if not _ENTRY_POINTS_DONE:
+        _ENTRY_POINTS_DONE = True
+        out += load_plugins(entry_point_plugins())
+    return out + load_plugins(env_plugins() + list(cli_specs))
+
+
+def loaded() -> list[str]:
+    return list(_LOADED)

@@ -1,0 +1,236 @@
+"""Bring your own bot: plugin bots and games from outside the package, Python agents, the
+compiled-code cache, and the conformance battery as a user runs it (shared/spec/plugins.md).
+
+Kuhn poker (examples/plugins/kuhn.py, loaded by conftest.py as a plugin) keeps the
+compiles small; the subprocess tests run the real command line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runtime.plugins import PluginError, load_plugin
+from runtime.runner import Batch, RunConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST_LEGAL_BOT = str(ROOT / "examples" / "plugins" / "first_legal_bot.py")
+FIRST_LEGAL_AGENT = "py:" + str(ROOT / "examples" / "agents" / "first_legal.py") + ":FirstLegal"
+KUHN = str(ROOT / "examples" / "plugins" / "kuhn.py")
+PLAYLAB = [sys.executable, "-m", "playlab.cli"]
+
+
+def playlab(*args, env=None, cwd=None):
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run(PLAYLAB + list(args), capture_output=True, text=True, env=full, cwd=cwd or ROOT,
+                          timeout=600)
+
+
+# ---- the examples of shared/spec/plugins.md -------------------------------------------------------
+def test_a_python_agent_and_its_compiled_twin_write_identical_rows():
+    load_plugin(FIRST_LEGAL_BOT)
+    compiled = Batch(RunConfig.build("kuhn", 2, "first-legal,nash", {}, 5)).run(0, 300)
+    agent = Batch(RunConfig.build("kuhn", 2, f"{FIRST_LEGAL_AGENT},nash", {}, 5)).run(0, 300)
+    assert np.array_equal(compiled, agent)
+    # and not by accident: another agent would play other games
+    assert not np.array_equal(compiled, Batch(RunConfig.build("kuhn", 2, "nash,nash", {}, 5)).run(0, 300))
+
+
+def test_the_twins_agree_in_moon_too_and_in_two_processes(monkeypatch):
+    """Moon, the spec's own example: the agent's games split over two worker processes
+    give the compiled bot's rows."""
+    import runtime.agents as A
+    from runtime.runner import set_threads
+
+    load_plugin(FIRST_LEGAL_BOT)
+    compiled = Batch(RunConfig.build("moon", 3, "first-legal,greedy,greedy", {}, 1)).run(0, 160)
+    monkeypatch.setattr(A, "MIN_GAMES_PER_PROCESS", 40)
+    set_threads(2)
+    try:
+        agent = Batch(RunConfig.build("moon", 3, f"{FIRST_LEGAL_AGENT},greedy,greedy", {}, 1)).run(0, 160)
+    finally:
+        A.stop_pool()
+    assert np.array_equal(compiled, agent)
+
+
+def test_agent_errors_name_the_agent_the_game_and_the_action(tmp_path):
+    from runtime.agents import AgentError
+
+    bad = tmp_path / "bad.py"
+    bad.write_text(textwrap.dedent("""
+        class Illegal:
+            def __init__(self, game, players, seat, **params):
+                self.after = int(params.get("after", "0"))
+                self.count = 0
+            def act(self, view):
+                self.count += 1
+                return 99 if self.count > self.after else view.legal_actions[0]
+        class Raises:
+            def __init__(self, game, players, seat):
+                pass
+            def act(self, view):
+                raise RuntimeError("no idea")
+    """))
+    with pytest.raises(AgentError, match=r"Illegal:after=3 \(seat 0\) returned 99 in game \d+, which is not"):
+        Batch(RunConfig.build("kuhn", 2, f"py:{bad}:Illegal:after=3,nash", {}, 1)).run(0, 20)
+    with pytest.raises(AgentError, match="Raises.*failed in game 0: RuntimeError: no idea"):
+        Batch(RunConfig.build("kuhn", 2, f"py:{bad}:Raises,nash", {}, 1)).run(0, 5)
+    with pytest.raises(AgentError, match="has no class Nope"):
+        Batch(RunConfig.build("kuhn", 2, f"py:{bad}:Nope,nash", {}, 1)).run(0, 5)
+
+
+def test_the_agent_sees_its_view_and_a_reproducible_stream(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(textwrap.dedent("""
+        import numpy as np
+        SEEN = []
+        class Probe:
+            def __init__(self, game, players, seat, **params):
+                self.seat = seat
+            def start(self, index):
+                SEEN.append(("start", index))
+            def act(self, view):
+                assert view.seat == self.seat and view.game == "kuhn" and view.players == 2
+                assert view.observation.dtype == np.float32 and "seat" in view.render()
+                assert view.action_name(view.legal_actions[0]) in ("pass", "bet")
+                SEEN.append(("act", view.index, float(view.rng.random())))
+                return view.legal_actions[int(view.rng.integers(len(view.legal_actions)))]
+            def finish(self, index, returns):
+                SEEN.append(("finish", index, float(returns.sum())))
+    """))
+    spec = f"py:{probe}:Probe,nash"
+    a = Batch(RunConfig.build("kuhn", 2, spec, {}, 3)).run(0, 50)
+    b = Batch(RunConfig.build("kuhn", 2, spec, {}, 3)).run(0, 50)
+    assert np.array_equal(a, b)
+    seen = [m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == str(probe.resolve())][0].SEEN
+    assert seen[0] == ("start", 0) and ("finish", 49, 1.0) in seen
+    # each game's draws restart from the seat's stream of that game: the two runs drew the same
+    first_run = [x for x in seen[:len(seen) // 2] if x[0] == "act"]
+    second_run = [x for x in seen[len(seen) // 2:] if x[0] == "act"]
+    assert first_run == second_run and len({x[2] for x in first_run}) > 10
+
+
+# ---- a plugin game and its bot through the command line ---------------------------------------------
+def test_a_plugin_game_runs_every_command(tmp_path):
+    out = tmp_path / "kuhn-play"
+    r = playlab("--plugin", KUHN, "play", "kuhn", "--bots", "nash,random", "--games", "2000", "--seed", "4",
+                "--out", str(out), "--trace", str(tmp_path / "t.jsonl"), "--trace-games", "5")
+    assert r.returncode == 0, r.stderr
+    assert "nash" in r.stdout and "wrote 5 traces" in r.stdout
+    from simcore.replay import replay
+
+    for line in (tmp_path / "t.jsonl").read_text().splitlines():
+        trace = json.loads(line)
+        assert replay(trace)["winners"] == trace["result"]["winners"]
+    r = playlab("--plugin", KUHN, "show", "kuhn", "--seed", "4", "--index", "2", "--bots", "nash,random")
+    assert r.returncode == 0 and "deal" in r.stdout, r.stderr
+    r = playlab("--plugin", KUHN, "tournament", "kuhn", "--bots", "nash,random", "--games", "300", "--seed", "2",
+                "--out", str(tmp_path / "tour"), "--no-progress")
+    assert r.returncode == 0 and "nash" in r.stdout, r.stderr
+    r = playlab("--plugin", KUHN, "report", str(tmp_path / "tour"))
+    assert r.returncode == 0, r.stderr
+    assert "Kuhn poker: showdowns" in (tmp_path / "tour" / "report.html").read_text()
+    r = playlab("--plugin", KUHN, "check", "kuhn", "--bots", "nash")
+    assert r.returncode == 0 and "checks passed" in r.stdout, r.stdout + r.stderr
+    r = playlab("games", "kuhn", env={"PLAYLAB_PLUGINS": KUHN})
+    assert r.returncode == 0 and "Kuhn poker" in r.stdout
+    r = playlab("play", "kuhn")  # without the plugin the game is unknown: one error line
+    assert r.returncode == 2 and r.stderr.startswith("error: unknown game 'kuhn'") and len(r.stderr.splitlines()) == 1
+
+
+def test_bad_plugins_are_one_error_line_naming_the_plugin(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import not_a_module_anywhere\n")
+    clash = tmp_path / "clash.py"
+    clash.write_text("import playlab\n\ndef p(view, legal, n, bp, params, rng, seat, imem, fmem):\n    return legal[0]\n\n"
+                     "playlab.register_bot(playlab.BotSpec('greedy', 'mine'), p, games=('moon',))\n")
+    typo = tmp_path / "typo.py"
+    typo.write_text("import playlab\n\ndef p(view, legal, n, bp, params, rng, seat, imem, fmem):\n"
+                    "    return undefined_name + legal[0]\n\nplaylab.register_bot(playlab.BotSpec('typo', 'x'), p)\n")
+    for plugin, words in ((broken, "not_a_module_anywhere"), (clash, "already registered"),
+                          (tmp_path / "missing.py", "no such file")):
+        r = playlab("--plugin", str(plugin), "bots", "moon")
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"error: plugin {plugin}") and words in r.stderr and len(r.stderr.splitlines()) == 1
+    r = playlab("--plugin", str(typo), "play", "kuhn", "--bots", "typo,random", "--games", "3",
+                env={"PLAYLAB_PLUGINS": KUHN})
+    assert r.returncode == 2 and "typo does not compile" in r.stderr and "undefined_name" in r.stderr, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling ")]  # the notice aside
+    assert len(errors) == 1 and errors[0].startswith(f"error: plugin {typo}: bot typo")
+
+
+CHEAT = """
+import playlab
+from simcore.games import load_game
+K = load_game("kuhn")
+CARD = K.CARD
+
+def peek(view, legal, n, bp, params, rng, seat, imem, fmem):
+    # bets exactly when it holds the better card: it reads the opponent's card from the state
+    return 1 if view[CARD + seat] > view[CARD + 1 - seat] else 0
+
+playlab.register_bot(playlab.BotSpec("peek", "reads the other card"), peek, games=("kuhn",), sees="state")
+"""
+
+
+def test_a_cheating_plugin_bot_is_caught_by_check(tmp_path):
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text(CHEAT)
+    r = playlab("--plugin", KUHN, "--plugin", str(cheat), "check", "kuhn", "--bots", "peek", "--no-protocol")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL" in r.stdout and "reads hidden information" in r.stdout
+    # the same bot registered as every plugin bot is (it sees the view) cannot read the card
+    honest = tmp_path / "honest.py"
+    honest.write_text(CHEAT.replace(', sees="state"', "").replace('"peek"', '"honest"'))
+    r = playlab("--plugin", KUHN, "--plugin", str(honest), "check", "kuhn", "--bots", "honest", "--no-protocol")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---- the cache never runs stale code ------------------------------------------------------------------
+BOT_V1 = """
+import playlab
+
+def edited(view, legal, n, bp, params, rng, seat, imem, fmem):
+    return legal[0]
+
+playlab.register_bot(playlab.BotSpec("edited", "changes between runs"), edited, games=("kuhn",))
+"""
+
+
+def _seat0_wins(result):
+    return json.loads(result.stdout)["seats"][0]["wins"]
+
+
+@pytest.mark.parametrize("numba_dir", [True, False], ids=["NUMBA_CACHE_DIR set", "NUMBA_CACHE_DIR unset"])
+def test_editing_or_adding_a_plugin_bot_between_runs_changes_play(tmp_path, numba_dir):
+    cache = tmp_path / "cache"
+    env = {"PLAYLAB_PLUGINS": KUHN, "PLAYLAB_NUMBA_BASE": ""}
+    if numba_dir:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    else:
+        env["NUMBA_CACHE_DIR"] = ""
+        env["PLAYLAB_CACHE_DIR"] = str(cache)
+    plugin = tmp_path / "mybot.py"
+    args = ["--plugin", str(plugin), "play", "kuhn", "--bots", "edited,nash", "--games", "2000", "--seed", "3",
+            "--json"]
+    plugin.write_text(BOT_V1)
+    first = playlab(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    again = playlab(*args, env=env)  # from the cache: the same play
+    assert _seat0_wins(again) == _seat0_wins(first)
+    plugin.write_text(BOT_V1.replace("return legal[0]", "return legal[n - 1]"))  # always bet: other games
+    edited = playlab(*args, env=env)
+    assert edited.returncode == 0, edited.stderr
+    assert _seat0_wins(edited) != _seat0_wins(first)
+    # a bot added to the same file works at once
+    plugin.write_text(plugin.read_text() + BOT_V1.replace("edited", "added").replace("legal[0]", "legal[n - 1]"))
+    added = playlab(*(args[:5] + ["added,nash"] + args[6:]), env=env)
+    assert added.returncode == 0, added.stderr
+    assert _seat0_wins(added) == _seat0_wins(edited)
+    assert any(p.name.startswith("numba-") for p in cache.iterdir())
