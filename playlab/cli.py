@@ -378,7 +378,8 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
     configs = []
     for name in names:
         info = load_game(name).INFO
-        counts = [players] if players else list(range(info.min_players, info.max_players + 1))
+        given = players or _infer_players(None, bot_specs)  # several specs: that many players, as in play
+        counts = [given] if given else list(range(info.min_players, info.max_players + 1))
         configs += [_config(name, n, bot_specs, variant, seed) for n in counts]
     cores = numba.config.NUMBA_NUM_THREADS
     _check_threads(threads)

@@ -59,3 +59,26 @@ def test_batches_give_the_bots_the_memory_they_ask_for():
     batch = Batch(RunConfig.build("shifting-stones", 2, ["greedy", "random"], {}, 0))
     assert batch.imem_size >= stones_bots.SCRATCH_SIZE
     assert Batch(RunConfig.build("shifting-stones", 2, ["random"], {}, 0)).imem_size < stones_bots.SCRATCH_SIZE
+
+
+def test_bench_takes_the_player_count_from_the_bot_specs_as_play_does(capsys):
+    import json
+
+    from playlab.cli import main
+
+    try:
+        main(["bench", "sequence-stacks", "--bots", "greedy,greedy,random", "--games", "30", "--rounds", "1",
+              "--threads", "1", "--json"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["players"] for r in records] == [3] and records[0]["bots"] == ["greedy", "greedy", "random"]
+
+
+def test_mcts_iterations_per_second_leave_compile_time_out():
+    """The first decision compiles the search; it is taken untimed, so even a cold first
+    measurement reports the search's own speed (it read 366 it/s when compile time counted)."""
+    from experiments.bench import iterations_rate
+
+    config = RunConfig.build("kuhn", 2, "mcts:iterations=200,random", {}, 1)
+    assert iterations_rate(config, seconds=0.2) > 20_000

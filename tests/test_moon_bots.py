@@ -9,6 +9,7 @@ from experiments.stats import wilson_interval
 from simcore.games import moon as m
 from runtime.runner import Batch, RunConfig
 
+from bot_helpers import policy_on
 from moon_helpers import DEFAULT_PARAMS, fresh, mask, params, play, play_position
 
 # per-seat working memory, as the runner passes it (Moon's bots keep none)
@@ -22,7 +23,7 @@ def decide(state, spec="greedy", p=DEFAULT_PARAMS):
     kinds, bp = bot_arrays(bots)
     seat = int(m.current_player(state))
     rng = np.array([1, 2, 3], dtype=np.int64)
-    return int(mb.policy(kinds[seat], bp, state, p, rng, seat, IMEM, FMEM))
+    return policy_on("moon", bots, state, p, seat, rng, IMEM, FMEM)
 
 
 def tile_of(action):

@@ -12,6 +12,7 @@ from experiments.stats import wilson_interval
 from simcore.rng import stream_key
 from runtime.runner import Batch, RunConfig
 
+from bot_helpers import policy_on
 from test_sequence_stacks import legal, make_state, play_action, slot
 
 # per-seat working memory, as the runner passes it (the greedy bot keeps none)
@@ -22,11 +23,11 @@ FMEM = np.zeros((G.MAX_PLAYERS, 1), dtype=np.float64)
 def decide(st, p, spec="greedy"):
     """The greedy action of the seat to move (the state is not changed)."""
     players = int(st[G.PLAYERS])
-    kinds, bp = bot_arrays(parse_bots(G, spec, players))
+    bots = parse_bots(G, spec, players)
     seat = int(G.current_player(st))
     rng = np.arange(1, players + 1, dtype=np.int64)
     before = st.copy()
-    a = int(B.policy(kinds[seat], bp, st, p, rng, seat, IMEM, FMEM))
+    a = policy_on("sequence-stacks", bots, st, p, seat, rng, IMEM[:players], FMEM[:players])
     assert np.array_equal(st, before)
     assert a in legal(st, p), G.action_name(a)
     return a
@@ -54,7 +55,7 @@ def play_out_turn(st, p, spec="greedy", limit=50):
 
 # ----------------------------------------------------------------------------- parameters
 def test_greedy_is_listed_with_its_parameters():
-    spec = {b.name: b for b in B.BOTS}["greedy"]
+    spec = B.GREEDY_SPEC
     assert [q.name for q in spec.params] == ["block_threshold", "wild_reserve", "leave_four_from"]
     bots = parse_bots(G, "greedy:block_threshold=4:wild_reserve=2", 2)
     assert bots[0].values == (4.0, 2.0, 3.0)
@@ -236,7 +237,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
     """Greedy games stepped one decision at a time: every action is legal, and the same
     after the other hands and the draw pile are shuffled among themselves."""
     p = G.INFO.make_params(G.INFO.resolve_variant({}))
-    kinds, bp = bot_arrays(parse_bots(G, "greedy", players))
+    bots = parse_bots(G, "greedy", players)
     st = np.zeros(G.STATE_SIZE, np.int64)
     out = np.zeros(G.NUM_ACTIONS, np.int64)
     mix = np.random.default_rng(players)
@@ -246,7 +247,7 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
         rng = np.arange(players, dtype=np.int64)
         while not G.is_terminal(st):
             seat = int(G.current_player(st))
-            a = B.policy(kinds[seat], bp, st, p, rng, seat, IMEM, FMEM)
+            a = policy_on("sequence-stacks", bots, st, p, seat, rng, IMEM[:players], FMEM[:players])
             assert a in out[:G.legal_actions(st, p, out)]
             if checked % 3 == 0:
                 # hide what the seat may not see: scramble the others' hands and the draw pile
@@ -267,7 +268,8 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
                         i += 1
                 other[G.DRAW + st[G.DRAW_POS]:G.DRAW + st[G.DRAW_LEN]] = unseen[i:]
                 other[G.RNG] = 12345
-                assert B.policy(kinds[seat], bp, other, p, rng.copy(), seat, IMEM, FMEM) == a
+                assert policy_on("sequence-stacks", bots, other, p, seat, rng.copy(), IMEM[:players],
+                                 FMEM[:players]) == a
             checked += 1
             G.apply(st, p, a)
         assert st[G.TRUNCATED] == 0

@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
+from bot_helpers import policy_on
 from bots import shifting_stones as B
 from bots.registry import BotError, bot_arrays, parse_bots
 from experiments.stats import wilson_interval
@@ -26,11 +27,11 @@ def decide(state, spec="greedy", scratch=SCRATCH):
     """The greedy action of the seat to move (the state is not changed; the action is
     legal)."""
     players = int(state[g.PLAYERS])
-    kinds, bp = bot_arrays(parse_bots(g, spec, players))
+    bots = parse_bots(g, spec, players)
     seat = int(g.current_player(state))
     rng = np.arange(1, players + 1, dtype=np.int64)
     before = state.copy()
-    a = int(B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch, FMEM))
+    a = policy_on("shifting-stones", bots, state, PARAMS, seat, rng, scratch[:players], FMEM[:players])
     assert np.array_equal(state, before)
     assert a in legal(state), g.action_name(a)
     return a
@@ -89,7 +90,7 @@ def test_positions_are_as_described(letters):
 
 # ----------------------------------------------------------------------------- parameters
 def test_greedy_is_listed_with_its_parameters():
-    spec = {b.name: b for b in B.BOTS}["greedy"]
+    spec = B.GREEDY_SPEC
     assert [(q.name, q.default) for q in spec.params] == [
         ("depth", 2), ("card_value", 0.25), ("skip_threshold", 0.0), ("replan", 0)]
     bots = parse_bots(g, "greedy:depth=1:card_value=0.5", 2)
@@ -312,9 +313,9 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
     after the other hands, the draw pile and the chance stream are shuffled.  What the bot
     remembers between decisions only saves work: away from the move after a discard,
     a fresh scratch gives the same action."""
-    kinds, bp = bot_arrays(parse_bots(g, "greedy", players))
+    bots = parse_bots(g, "greedy", players)
     state = np.zeros(g.STATE_SIZE, np.int64)
-    scratch = np.zeros_like(SCRATCH)
+    scratch = np.zeros_like(SCRATCH)[:players]
     mix = np.random.default_rng(players)
     checked = 0
     for game in range(6):
@@ -323,11 +324,11 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
         while not g.is_terminal(state):
             seat = int(g.current_player(state))
             before = scratch.copy()  # what the bot remembers (the move planned at a discard)
-            a = B.policy(kinds[seat], bp, state, PARAMS, rng, seat, scratch, FMEM)
+            a = policy_on("shifting-stones", bots, state, PARAMS, seat, rng, scratch, FMEM[:players])
             assert a in legal(state), g.action_name(a)
             if state[g.PENDING] < 0:
-                fresh = np.zeros_like(SCRATCH)
-                assert B.policy(kinds[seat], bp, state, PARAMS, rng, seat, fresh, FMEM) == a
+                fresh = np.zeros_like(scratch)
+                assert policy_on("shifting-stones", bots, state, PARAMS, seat, rng, fresh, FMEM[:players]) == a
             if checked % 2 == 0 or state[g.PENDING] >= 0:
                 other = state.copy()
                 unseen = [c for s in range(players) if s != seat for c in hand(state, s)]
@@ -341,7 +342,8 @@ def test_every_choice_is_legal_and_reads_only_its_own_view(players):
                         i += n
                 other[g.DECK + state[g.DRAW_TOP]:g.DECK + state[g.DRAW_END]] = [c - 1 for c in unseen[i:]]
                 other[g.RNG] = 12345
-                assert B.policy(kinds[seat], bp, other, PARAMS, rng.copy(), seat, before, FMEM) == a
+                assert policy_on("shifting-stones", bots, other, PARAMS, seat, rng.copy(), before,
+                                 FMEM[:players]) == a
             checked += 1
             g.apply(state, PARAMS, a)
         assert state[g.TRUNCATED] == 0

@@ -1,0 +1,22 @@
+"""Calling a bot's compiled policy by hand, as the engine does but on any array: the tests
+hand it the real state (with the hidden parts present, or scrambled) to show that a bot
+reads only its seat's part even when it could read more."""
+from __future__ import annotations
+
+import numpy as np
+
+from bots.registry import bot_arrays, bound_policy, parse_bots
+from simcore.games import load_game
+
+
+def policy_on(game: str, spec, state, params, seat: int, rng, imem, fmem) -> int:
+    """The action of bot ``spec`` (a spec string for every seat, or parsed bots) for
+    ``seat`` at ``state``, its legal actions computed from ``state``."""
+    module = load_game(game)
+    players = imem.shape[0]
+    bots = parse_bots(module, spec, players) if isinstance(spec, str) else spec
+    _, bp = bot_arrays(bots)
+    legal = np.zeros(max(1, module.INFO.num_actions), np.int64)
+    n = module.legal_actions(state, params, legal)
+    policy = bound_policy(game, bots[seat].name)
+    return int(policy(state, legal, n, bp, params, rng, int(seat), imem, fmem))
