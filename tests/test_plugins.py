@@ -234,3 +234,34 @@ def test_editing_or_adding_a_plugin_bot_between_runs_changes_play(tmp_path, numb
     assert added.returncode == 0, added.stderr
     assert _seat0_wins(added) == _seat0_wins(edited)
     assert any(p.name.startswith("numba-") for p in cache.iterdir())
+
+
+def test_python_agents_sit_in_every_study_command(tmp_path):
+    env = {"PLAYLAB_PLUGINS": KUHN}
+    agent = FIRST_LEGAL_AGENT
+    r = playlab("tournament", "kuhn", "--bots", f"{agent},nash", "--games", "200", "--seed", "1", "--no-progress",
+                "--out", str(tmp_path / "t"), env=env)
+    assert r.returncode == 0 and "FirstLegal" in r.stdout, r.stderr
+    r = playlab("fpa", "kuhn", "--bots", agent, "--games", "200", "--seed", "1", "--no-progress", env=env)
+    assert r.returncode == 0, r.stderr
+    r = playlab("sweep", "kuhn", "--vary", "bet=1,2", "--bots", f"{agent},nash", "--games", "200", "--seed", "1",
+                "--no-progress", env=env)
+    assert r.returncode == 0, r.stderr
+    r = playlab("tune", "kuhn", "--bot", "nash", "--grid", "alpha=0,0.3", "--against", agent, "--games", "100",
+                "--seed", "1", "--no-progress", env=env)
+    assert r.returncode == 0 and "alpha" in r.stdout, r.stderr
+
+
+def test_a_person_plays_against_a_python_agent():
+    from experiments.human import Session
+
+    session = Session("kuhn", 2, FIRST_LEGAL_AGENT, 0, seed=2, index=0)
+    g = session.game
+    while not g.is_over:
+        if g.current_player == 0:
+            g.step(g.legal_actions()[-1])  # the person always bets
+        else:
+            a = session.bot_move()
+            assert a == g.legal_actions()[0]  # the agent's choice: the lowest legal id
+            g.step(a)
+    assert g.result()["decisions"] >= 2
