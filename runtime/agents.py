@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 
 from simcore.engine import COL_DECISIONS, COL_INDEX, ROW_PREFIX
+
+from . import KernelError
 from simcore.rng import bot_stream, stream_key
 
 
@@ -213,8 +215,6 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
         if module.is_terminal(state):
             break
         if n >= limit:
-            from .runner import KernelError
-
             raise KernelError(f"game {index} exceeded the game's maximum length ({limit} decisions)")
         p = int(module.current_player(state))
         a = ask_agent(seats, state, batch.params, p, index, generators[p], view, legal)
@@ -259,13 +259,11 @@ def _config_key(config):
 _WORKER_BATCHES: dict[Any, Any] = {}
 
 
-def _worker_run(config, start: int, count: int) -> np.ndarray:
-    from .runner import Batch
-
+def _worker_run(batch_class, config, start: int, count: int) -> np.ndarray:
     key = _config_key(config)
     batch = _WORKER_BATCHES.get(key)
     if batch is None:
-        batch = _WORKER_BATCHES[key] = Batch(config)
+        batch = _WORKER_BATCHES[key] = batch_class(config)
     return _play_range(batch, start, count)
 
 
@@ -312,7 +310,8 @@ def run_agent_games(batch, start: int, count: int) -> np.ndarray:
         return _play_range(batch, start, count)
     bounds = np.linspace(start, start + count, processes + 1).astype(np.int64)
     pool = _pool(processes)
-    futures = [pool.submit(_worker_run, batch.config, int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]
+    futures = [pool.submit(_worker_run, type(batch), batch.config, int(a), int(b - a))
+               for a, b in zip(bounds[:-1], bounds[1:])]
     try:
         return np.concatenate([f.result() for f in futures])
     except BaseException:

@@ -10,6 +10,8 @@ import pandas as pd
 from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
 from simcore.engine import COL_DECISIONS
 from simcore.games import load_game
+from . import KernelError  # noqa: F401 (raised here, imported from here by callers)
+from .agents import play_agent_game, run_agent_games
 from .kernels import kernels_for
 
 
@@ -24,10 +26,6 @@ RUNNER_COLUMN_DOCS = (
     ("bot_S", "the bot in seat S, as its spec (NAME[:key=value…])"),
     ("decisions", "decisions the bots took (every action chosen, by any seat)"),
 )
-
-
-class KernelError(RuntimeError):
-    pass
 
 
 @dataclass
@@ -146,8 +144,6 @@ class Batch:
     def run(self, start: int, count: int) -> np.ndarray:
         c = self.config
         if c.has_agents:
-            from .agents import run_agent_games
-
             return run_agent_games(self, start, count)
         out = np.zeros((count, len(c.columns())), dtype=np.int64)
         if count:
@@ -186,8 +182,6 @@ class Batch:
         game is replayed into a larger one when it ran longer (replaying is exact)."""
         c = self.config
         if c.has_agents:
-            from .agents import play_agent_game
-
             actions: list[int] = []
             row = play_agent_game(self, index, record=actions)
             return np.array(actions, dtype=np.int64), row
