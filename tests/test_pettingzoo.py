@@ -10,6 +10,7 @@ import functools
 import numpy as np
 import pytest
 
+import gymnasium
 import pettingzoo  # noqa: F401  (the rl extra: CI installs it; a missing one must fail, not skip)
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
@@ -151,7 +152,10 @@ def test_options_are_rule_options_and_bad_ones_are_refused():
 
 def test_every_registered_game_is_in_pettingzoo_registry_plugin_games_too():
     from pettingzoo import make
+    from simcore.pettingzoo import register_envs
 
+    assert "kuhn" in ENV_IDS  # registered at import (tests/conftest.py loads the plugin first)
+    register_envs()  # any game another test registered since
     assert set(ENV_IDS) == set(game_names()) >= {"moon", "shifting-stones", "sequence-stacks", "kuhn"}
     e = make("aec", ENV_IDS["moon"], target_score=5)
     e.reset(seed=0)
@@ -177,8 +181,6 @@ def test_a_game_registered_later_joins_with_register_envs(monkeypatch):
 
 
 # ---- bounded float32 spaces from the layouts --------------------------------------------------
-import gymnasium  # noqa: E402
-
 # every player count of every game; games per configuration fixed in advance
 BOUND_GAMES = 4
 # options that push the fields scaled by an option (or bounded by the deck) to their ends:
