@@ -10,22 +10,39 @@ the same way (``Column``: name, meaning, and the state field it is copied from, 
 
 Numba reads module globals as compile-time constants, so ``Layout.export(globals())``
 makes ``HAND``, ``SCORE`` … ordinary integer constants of the game module.
+
+A layout that declares an observation vector (``OBS_LAYOUT`` or ``OBS`` of a game module,
+``observation_layout``) also gives the range of every entry: each ``Field`` has ``low`` and
+``high`` (0 and 1 unless declared: one-hot and multi-hot entries, fractions of a cap), a
+number or a function of the rule options and the player count for a field scaled by an
+option.  ``Layout.bounds(variant, players)`` turns them into the per-entry arrays the
+reinforcement-learning spaces use (``simcore.pettingzoo``), so the range is declared once,
+next to the field; a test plays random games and holds every observation to it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, MutableMapping
+from typing import Any, Callable, Iterable, Mapping, MutableMapping, Sequence, Union
 
 import numpy as np
 from numba import njit
 
+# a bound of an observation field: a number, one number per entry, or a function of the
+# resolved rule options and the player count returning either
+Bound = Union[float, Sequence[float], Callable[[Mapping[str, Any], int], Union[float, Sequence[float]]]]
+
 
 @dataclass(frozen=True)
 class Field:
-    """``size`` consecutive int64 slots named ``name`` (an array when size > 1)."""
+    """``size`` consecutive int64 slots named ``name`` (an array when size > 1).
+
+    In an observation layout, ``low`` and ``high`` bound every entry of the field (what
+    ``Layout.bounds`` reports); state layouts leave them at their defaults, unused."""
     name: str
     size: int = 1
     doc: str = ""
+    low: Bound = 0.0
+    high: Bound = 1.0
 
 
 class Layout:
@@ -55,6 +72,28 @@ class Layout:
         start = self.offsets[name]
         return slice(start, start + self.field(name).size)
 
+    def bounds(self, variant: Mapping[str, Any] | None = None, players: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): float64 arrays of ``size`` entries, the declared range of every entry
+        under the resolved rule options ``variant`` and ``players`` (a bound given as a
+        function is called with them).  A bound that is not finite, or a low above its
+        high, is a ``ValueError`` naming the field."""
+        low = np.zeros(self.size, dtype=np.float64)
+        high = np.zeros(self.size, dtype=np.float64)
+        for f in self.fields:
+            where = self.slice(f.name)
+            for out, bound, what in ((low, f.low, "low"), (high, f.high, "high")):
+                value = bound(variant if variant is not None else {}, players) if callable(bound) else bound
+                arr = np.asarray(value, dtype=np.float64)
+                if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != f.size):
+                    raise ValueError(f"field {f.name}: {what} bound has shape {arr.shape}, not ({f.size},)")
+                if not np.all(np.isfinite(arr)):
+                    raise ValueError(f"field {f.name}: {what} bound {value!r} is not finite")
+                out[where] = arr
+            if np.any(low[where] > high[where]):
+                raise ValueError(f"field {f.name}: low bound above the high bound")
+        return low, high
+
     def table(self) -> str:
         """The layout as drawn in the module header: one line a field, ``[start:stop]``."""
         width = max(len(f.name) for f in self.fields)
@@ -64,6 +103,31 @@ class Layout:
             where = f"[{start}]" if f.size == 1 else f"[{start}:{start + f.size}]"
             lines.append(f"    {f.name:<{width}}  {where:<11} {f.doc}".rstrip())
         return "\n".join(lines)
+
+
+def observation_layout(module) -> Layout | None:
+    """The observation layout a game module declares: ``OBS_LAYOUT`` or ``OBS`` (the names
+    the games use), else the one module-level ``Layout`` whose size constant is
+    ``OBS_SIZE``; None when it declares none."""
+    for name in ("OBS_LAYOUT", "OBS"):
+        layout = getattr(module, name, None)
+        if isinstance(layout, Layout):
+            return layout
+    found = [v for v in vars(module).values() if isinstance(v, Layout) and v.size_name == "OBS_SIZE"]
+    return found[0] if len(found) == 1 else None
+
+
+def observation_bounds(module, players: int, variant: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """float32 (low, high) of the game's observation vector for ``players`` under the
+    resolved ``variant``: from its observation layout, or -inf..inf for a game that
+    declares none (or a layout of another length).  Rounding to float32 is monotone, so an
+    entry within its float64 bounds stays within these."""
+    n = module.INFO.observation_size(players)
+    layout = observation_layout(module)
+    if layout is None or layout.size != n:
+        return np.full(n, -np.inf, np.float32), np.full(n, np.inf, np.float32)
+    low, high = layout.bounds(variant, players)
+    return low.astype(np.float32), high.astype(np.float32)
 
 
 # ---- result columns ------------------------------------------------------------------------

@@ -1,18 +1,26 @@
 """PettingZoo AEC environments for every playlab game (install the ``rl`` extra).
 
-``env(game, players=N, render_mode=None, **options)`` plays one ``simcore.game.Game`` at a
+``env(game, players=N, render_mode=None, action_mask="observation", **options)`` plays one ``simcore.game.Game`` at a
 time; ``options`` are the game's rule options (``playlab games GAME``), e.g.
 ``env("moon", target_score=7)``.
 
 - Agents are ``player_0 … player_{N-1}``; ``player_s`` is seat ``s``.  The agent to act is
   the game's ``current_player`` (which may be a seat not on turn, e.g. a block offered out
   of turn, so an agent may act twice running).
-- Observation of an agent: ``{"observation": the seat's observation vector (float64,
-  ``INFO.observation_size(players)`` entries, built from what the seat may know; its
-  layout is in the game module's header), "action_mask": int8 over ``INFO.num_actions``}``;
-  the mask is the legal actions for the agent to act and all zeros for every other agent
-  and once the game is over.  The observation space is an unbounded ``Box``: the games
-  declare the layout, not the range, of their vectors (most entries are 0/1).
+- Observation of an agent (``action_mask="observation"``, the default, PettingZoo's classic
+  convention): ``{"observation": the seat's observation vector, "action_mask": int8 over
+  INFO.num_actions}``.  With ``action_mask="info"`` the observation is the vector alone
+  (a ``Box``), which SuperSuit's observation wrappers (``dtype_v0``, ``normalize_obs_v0``,
+  ``flatten_v0``, …: they transform a ``Box`` only) accept.  Either way every agent's
+  ``infos[agent]["action_mask"]`` holds its mask too (PettingZoo's other place for it:
+  ``api_test``, ``seed_test`` and ``TerminateIllegalWrapper`` read it there).
+  The vector is ``float32``, ``INFO.observation_size(players)`` entries built from what
+  the seat may know; its space is a ``Box`` bounded entry by entry by the game's
+  observation layout (``OBS_LAYOUT``/``OBS``: each ``Field``'s ``low``/``high``, for the
+  env's options and player count; ``simcore.layout.observation_bounds``), so
+  ``normalize_obs_v0`` maps every entry into its range.  A game without a layout gets an
+  unbounded ``Box``.  The mask is the legal actions for the agent to act and all zeros for
+  every other agent and once the game is over.
 - Actions are the game's action ids (``action_name`` gives them in words).  An illegal
   action raises ``simcore.game.GameError`` and leaves the game unchanged.
 - Rewards come once, at the end: each agent gets its seat's ``returns``, the win share
@@ -28,9 +36,18 @@ time; ``options`` are the game's rule options (``playlab games GAME``), e.g.
 - ``render_mode="ansi"``: ``render()`` returns the game's ``render`` of the acting seat's
   view (what that seat may see: hand, grid or piles, the trick, scores, chips).
 
-The three games are registered in PettingZoo's registry (PettingZoo 1.27 has one) as
-``playlab/moon-v0``, ``playlab/shifting-stones-v0`` and ``playlab/sequence-stacks-v0``:
-``pettingzoo.make("aec", "playlab/moon-v0", target_score=7)`` after importing this module.
+Every registered game, plugin games included, is in PettingZoo's registry (PettingZoo 1.27
+has one) as ``playlab/<game>-v0`` (``ENV_IDS``): ``pettingzoo.make("aec", "playlab/moon-v0",
+target_score=7)`` after importing this module.  Games registered later (a plugin loaded
+after this import) join with ``register_envs()``.
+
+SuperSuit (``supersuit`` is in the ``rl`` extra)::
+
+    import numpy as np, supersuit as ss
+    e = env("moon", action_mask="info")
+    e = ss.flatten_v0(ss.normalize_obs_v0(ss.dtype_v0(e, np.float32)))
+    obs, reward, terminated, truncated, info = e.last()   # obs in [0, 1]^n, float32
+    legal = info["action_mask"].nonzero()[0]
 """
 from __future__ import annotations
 
@@ -47,11 +64,14 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError("simcore.pettingzoo needs the rl extra: pip install 'playlab[rl]'") from exc
 
 from .game import Game, GameError
-from .games import load_game
+from .games import game_names, load_game
+from .layout import observation_bounds
 
-__all__ = ["PlaylabEnv", "env", "raw_env", "GameError", "ENV_IDS"]
+__all__ = ["PlaylabEnv", "env", "raw_env", "GameError", "ENV_IDS", "register_envs", "MASK_PLACES"]
 
 VERSION = 0
+# where an agent's legal actions go: inside a Dict observation (and infos), or infos only
+MASK_PLACES = ("observation", "info")
 
 
 def agent_name(seat: int) -> str:
@@ -63,11 +83,14 @@ class PlaylabEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "playlab", "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int | None = None, render_mode: str | None = None, **options: Any):
+    def __init__(self, game: str, players: int | None = None, render_mode: str | None = None,
+                 action_mask: str = "observation", **options: Any):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
+        if action_mask not in MASK_PLACES:
+            raise ValueError(f"action_mask must be one of {', '.join(MASK_PLACES)}, not {action_mask!r}")
         module = load_game(game)
         if module.INFO.observation_size is None or getattr(module, "observation", None) is None:
             raise ValueError(f"{game} has no observation encoding: no environment")
@@ -81,13 +104,18 @@ class PlaylabEnv(AECEnv):
         self.metadata = dict(self.metadata, name=f"playlab_{game.replace('-', '_')}_v{VERSION}")
         self.possible_agents = [agent_name(s) for s in range(self.players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        n_obs = module.INFO.observation_size(self.players)
         n_act = module.INFO.num_actions
-        self._observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(-np.inf, np.inf, (n_obs,), np.float64),
-                "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
-            }) for a in self.possible_agents}
+        self.action_mask_in = action_mask
+        low, high = observation_bounds(module, self.players, self.variant)
+        self.observation_low, self.observation_high = low, high
+        if action_mask == "info":
+            self._observation_spaces = {a: spaces.Box(low, high, dtype=np.float32) for a in self.possible_agents}
+        else:
+            self._observation_spaces = {
+                a: spaces.Dict({
+                    "observation": spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
+                }) for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
         self._num_actions = n_act
         self.seed_value: int | None = None
@@ -119,20 +147,30 @@ class PlaylabEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
         self.agent_selection = agent_name(self.game.current_player)
+        self._set_infos()
 
     @property
     def index(self) -> int:
         """The game index of the current episode in run ``seed_value``."""
         return self.game.index
 
-    def observe(self, agent):
-        seat = self._seat[agent]
+    def _mask(self, seat: int) -> np.ndarray:
         mask = np.zeros(self._num_actions, dtype=np.int8)
         if not self.game.is_over and seat == self.game.current_player:
             mask[self.game.legal_actions()] = 1
-        return {"observation": self.game.observation(seat), "action_mask": mask}
+        return mask
+
+    def _set_infos(self) -> None:
+        # fresh dicts and arrays every step: a caller may keep what it was handed
+        self.infos = {a: {"action_mask": self._mask(self._seat[a])} for a in self.agents}
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        vector = self.game.observation(seat).astype(np.float32)
+        if self.action_mask_in == "info":
+            return vector
+        return {"observation": vector, "action_mask": self._mask(seat)}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -153,6 +191,7 @@ class PlaylabEnv(AECEnv):
             self.agent_selection = agent_name((self._seat[agent] + 1) % self.players)
         else:
             self.agent_selection = agent_name(self.game.current_player)
+        self._set_infos()
         self._accumulate_rewards()
 
     def render(self):
@@ -175,28 +214,41 @@ class PlaylabEnv(AECEnv):
         pass
 
 
-def raw_env(game: str, players: int | None = None, render_mode: str | None = None, **options: Any) -> PlaylabEnv:
-    return PlaylabEnv(game, players, render_mode, **options)
+def raw_env(game: str, players: int | None = None, render_mode: str | None = None,
+            action_mask: str = "observation", **options: Any) -> PlaylabEnv:
+    return PlaylabEnv(game, players, render_mode, action_mask, **options)
 
 
-def env(game: str, players: int | None = None, render_mode: str | None = None, **options: Any):
+def env(game: str, players: int | None = None, render_mode: str | None = None,
+        action_mask: str = "observation", **options: Any):
     """The environment wrapped in PettingZoo's order enforcing wrapper (calls out of
     order, e.g. ``step`` before ``reset``, are refused with a clear message)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(game, players, render_mode, **options))
+    return wrappers.OrderEnforcingWrapper(raw_env(game, players, render_mode, action_mask, **options))
 
 
-ENV_IDS = {g: f"playlab/{g}-v{VERSION}" for g in ("moon", "shifting-stones", "sequence-stacks")}
+# game -> its id in PettingZoo's registry; every game registered so far (register_envs)
+ENV_IDS: dict[str, str] = {}
 
 
-def _register() -> None:
+def register_envs() -> dict[str, str]:
+    """Register ``playlab/<game>-v0`` for every game registered with playlab and not yet
+    in ``ENV_IDS`` (run at import; again after loading a plugin that adds a game).  The
+    environment is built, and a game without an observation encoding refused, at
+    ``make`` time.  Returns the ids added."""
     try:
         from pettingzoo import register
         from pettingzoo.env_registry.registration import aec_registry
     except ImportError:  # PettingZoo before 1.27 has no registry
-        return
-    for game, env_id in ENV_IDS.items():
-        if env_id not in aec_registry:
+        aec_registry, register = None, None
+    added = {}
+    for game in game_names():
+        if game in ENV_IDS:
+            continue
+        env_id = f"playlab/{game}-v{VERSION}"
+        if register is not None and env_id not in aec_registry:
             register("aec", env_id, entry_point="simcore.pettingzoo:env", kwargs={"game": game})
+        ENV_IDS[game] = added[game] = env_id
+    return added
 
 
-_register()
+register_envs()

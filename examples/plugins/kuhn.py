@@ -63,6 +63,8 @@ LAYOUT = Layout(
 )
 LAYOUT.export(globals())
 
+# every entry is 0/1 or a fraction (the contributions are at most ante + bet), the Field
+# default range [0, 1] that the RL spaces take (simcore.layout: Field low/high)
 OBS = Layout(
     Field("O_OWN", CARDS, "one-hot: the seat's card"),
     Field("O_OTHER", CARDS, "one-hot: the opponent's card once shown, else zeros"),

@@ -810,6 +810,16 @@ def determinize(view, params, player, rng, slot, out):
 # Seats are relative to the observer: r = 0 the observer, 1 the next seat in play order, 2 the
 # one after.  Blocks "by r" hold r = 0, 1, 2 in turn.  Tiles are indexed by tile id.
 SAID_CODES = 10  # not yet, pass, bid 1..7, bid 21
+
+
+def _score_reach(variant):
+    """The most a running total can be from 0, over target_score (the OBS_SCORE bound): a
+    scored hand moves a total by at most MOON_BID (a made or failed 21) and at most
+    hand_cap hands are scored.  Nothing tighter holds: a tie at the top plays on, and a
+    bidder may fail every hand.  Every other entry is 0/1 or a fraction of its cap."""
+    return MOON_BID * variant["hand_cap"] / variant["target_score"]
+
+
 OBS_LAYOUT = Layout(
     Field("OBS_PHASE", 5, "one-hot phase: bid, discard, trump, play, over"),
     Field("OBS_TO_ACT", 3, "one-hot r of the seat to decide (all 0 when over)"),
@@ -832,7 +842,8 @@ OBS_LAYOUT = Layout(
     Field("OBS_VOID", PLAYERS * NUM_LED, "by r, led suits r failed to follow this hand"),
     Field("OBS_TRICKS", 3, "tricks taken this hand by r, / 7"),
     Field("OBS_TRICK_NO", 1, "tricks completed this hand, / 7"),
-    Field("OBS_SCORE", 3, "running totals by r, / target_score (may be negative)"),
+    Field("OBS_SCORE", 3, "running totals by r, / target_score (may be negative)",
+          low=lambda v, n: -_score_reach(v), high=lambda v, n: _score_reach(v)),
     Field("OBS_HAND_NO", 1, "hands begun, / hand_cap"),
     size_name="OBS_SIZE",
 )

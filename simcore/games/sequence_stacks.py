@@ -288,6 +288,10 @@ COLUMNS = Columns(
 # observation vector (float64, OBS_SIZE for every player count; seats relative to the
 # observer: r = 0 is the observer, r = 1 the next seat clockwise, ...; rows r >= players
 # stay 0).  "/ copies" = divided by that card type's copies in the deck for the count.
+# Every entry is 0/1 or a fraction of its cap (Field low/high, simcore.layout) but two: a
+# hand has no limit (steals and draws on an emptied hand add to it; at most the deck), and
+# a seat may hold every chip of a colour's supply (chips only leave the supply, a steal
+# moves them between seats), which may be more than chips_to_win.
 OBS = Layout(
     Field("O_PLAYERS", MAX_PLAYERS - 1, "one-hot player count 2..6"),
     Field("O_RULES", 6, "the options in table order but round_cap, each / its maximum"),
@@ -300,8 +304,10 @@ OBS = Layout(
     Field("O_PLAYS", 1, "plays this turn / TURN_PLAY_CAP"),
     Field("O_PROGRESS", 1, "turns / (round_cap x players): nearness of truncation"),
     Field("O_HAND", NCARD, "own hand: count of each card type / copies"),
-    Field("O_HAND_N", MAX_PLAYERS, "hand size / hand_size, per relative seat"),
-    Field("O_CHIPS", 2 * MAX_PLAYERS, "relative seat * 2 + colour: chips / chips_to_win"),
+    Field("O_HAND_N", MAX_PLAYERS, "hand size / hand_size, per relative seat",
+          high=lambda v, n: sum(DECK_TWO if n == 2 else DECK_FULL) / v["hand_size"]),
+    Field("O_CHIPS", 2 * MAX_PLAYERS, "relative seat * 2 + colour: chips / chips_to_win",
+          high=lambda v, n: max(v["chip_supply"], 1) / v["chips_to_win"]),
     Field("O_SUPPLY", 2, "chips left in the supply / chip_supply, per colour"),
     Field("O_SKIPS", MAX_PLAYERS, "turns still to lose to skips / 3, per relative seat"),
     Field("O_PILE_TOP", 2 * MAX_PILES * 6, "slot * 6 + top: one-hot top 0..5 of each slot in use"),

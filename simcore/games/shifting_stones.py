@@ -737,7 +737,28 @@ def determinize(view, params, player, rng, slot, out):
 
 
 # ---- observation ------------------------------------------------------------------------------------
-# what a seat may know, as floats for learning; seat blocks are relative to the observer
+# what a seat may know, as floats for learning; seat blocks are relative to the observer.
+# Every entry is 0/1 or a fraction of its cap, except the four counts bounded by the deck
+# (Field low/high, simcore.layout): there is no hand limit (a hand may hold every card in
+# the game), a seat may score past the end trigger in its last turns, and the points and
+# 1-point cards it can score are the deck's.
+OBS_POINTS_SCALE = 30.0  # about a winning score
+OBS_ONES_SCALE = 10.0
+
+
+def _deck_counts(players):
+    """Cards of each point value (1, 2, 3, 5) in a game for the player count."""
+    return SOLO_COUNTS if players == 1 else VALUE_COUNT
+
+
+def _deck_cards(players):
+    return int(_deck_counts(players).sum())
+
+
+def _deck_points(players):
+    return int(np.dot(_deck_counts(players), sorted(POINT_COUNTS)))
+
+
 OBS_LAYOUT = Layout(
     Field("OBS_GRID", 9 * 8, "face up in each cell, one-hot [8*cell + face] (S M F B H O E T); beneath: face ^ 1"),
     Field("OBS_HAND", NUM_CARDS, "own hand, multi-hot by card index (id - 1)"),
@@ -747,10 +768,14 @@ OBS_LAYOUT = Layout(
     Field("OBS_PHASE", 4, "a discard awaits its shift/flip; the turn has an action; it scored; its seat may skip"),
     Field("OBS_ON_TURN", MAX_PLAYERS, "seat on turn, one-hot; seat blocks: [k] is seat (seat + k) % players"),
     Field("OBS_PRESENT", MAX_PLAYERS, "1 for the relative seats in the game"),
-    Field("OBS_HAND_N", MAX_PLAYERS, "hand sizes / hand_size (above 1 after a skip)"),
-    Field("OBS_CARDS", MAX_PLAYERS, "cards scored / end trigger (solo: / cards in the game)"),
-    Field("OBS_POINTS", MAX_PLAYERS, "points of the scored cards / 30"),
-    Field("OBS_ONES", MAX_PLAYERS, "1-point cards scored / 10 (the bonus race)"),
+    Field("OBS_HAND_N", MAX_PLAYERS, "hand sizes / hand_size (above 1 after a skip)",
+          high=lambda v, n: _deck_cards(n) / v["hand_size"]),
+    Field("OBS_CARDS", MAX_PLAYERS, "cards scored / end trigger (solo: / cards in the game)",
+          high=lambda v, n: 1.0 if n == 1 else NUM_CARDS / (v["end_trigger"] or int(TRIGGER_BY_PLAYERS[n]))),
+    Field("OBS_POINTS", MAX_PLAYERS, "points of the scored cards / 30",
+          high=lambda v, n: _deck_points(n) / OBS_POINTS_SCALE),
+    Field("OBS_ONES", MAX_PLAYERS, "1-point cards scored / 10 (the bonus race)",
+          high=lambda v, n: _deck_counts(n)[0] / OBS_ONES_SCALE),
     Field("OBS_BONUS", MAX_PLAYERS, "1 if the seat would get the bonus if the game ended now"),
     Field("OBS_SKIPPED", MAX_PLAYERS, "1 if the seat's last turn was a skip (it may not skip next)"),
     Field("OBS_TRIGGER", MAX_PLAYERS, "the seat that triggered the end, one-hot"),
@@ -761,8 +786,6 @@ OBS_LAYOUT = Layout(
     size_name="OBS_SIZE",
 )
 OBS_LAYOUT.export(globals())
-OBS_POINTS_SCALE = 30.0  # about a winning score
-OBS_ONES_SCALE = 10.0
 
 
 @njit(cache=True)
