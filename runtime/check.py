@@ -282,7 +282,8 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
     search = any(b.name in SLOW for b in config.bots)
     resample = np.array([stream_key(config.players, 0, 91)], np.int64)
     checked = decisions = 0
-    games = 2 if search or module.INFO.max_decisions(config.players) > 50 else 30
+    # long games: a couple; short ones (Kuhn: 2-3 decisions) until enough were taken
+    games = 2 if module.INFO.max_decisions(config.players) > 50 else 30
     for (state, p, rng, imem, fmem, g), a in _positions_of_bot(batch, search, games):
         buf, n = _legal(module, state, params)
         require(a in buf[:n].tolist(), f"seat {p} played {_name(module, a)}, which is not legal; legal: "

@@ -42,7 +42,7 @@ def cache_is_cold(game: types.ModuleType, qualifier: str) -> bool:
     base = numba.config.CACHE_DIR
     if not base:
         return False
-    name = f"engine.{game_tag(game)}__{qualifier}__run_batch-*.nbi"
+    name = f"engine.{game_tag(game)}__{qualifier}__*.nbi"  # any entry point of this chain compiled before
     return not glob.glob(os.path.join(glob.escape(base), "**", glob.escape(name).replace(r"[*]", "*")),
                          recursive=True)
 

@@ -155,6 +155,10 @@ def load_plugin(spec: str) -> types.ModuleType:
     finish_plugin(key, digest)
     finish_game_plugin(key, digest)
     _LOADED[key] = module
+    # environments already imported register the plugin's games and bots too
+    for env_module in ("simcore.pettingzoo", "runtime.gym_env"):
+        if env_module in sys.modules:
+            sys.modules[env_module].register_envs()
     return module
 
 
