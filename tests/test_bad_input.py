@@ -164,14 +164,17 @@ def test_bench_shows_progress_on_stderr(capsys):
 def test_compile_notice_only_when_cache_is_cold(tmp_path, monkeypatch):
     from runtime.kernels import cache_is_cold
 
+    import numba
+
     game = load_game("moon")
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    assert cache_is_cold(game)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # numba reads the env at import
+    assert cache_is_cold(game, "bots_abc")
     from simcore.protocol import game_tag
 
     (tmp_path / "simcore_x").mkdir()
-    (tmp_path / "simcore_x" / f"engine.{game_tag(game)}__run_batch-80.py311.nbi").write_bytes(b"")
-    assert not cache_is_cold(game)
+    (tmp_path / "simcore_x" / f"engine.{game_tag(game)}__bots_abc__run_batch-80.py311.nbi").write_bytes(b"")
+    assert not cache_is_cold(game, "bots_abc")
+    assert cache_is_cold(game, "bots_other")  # another chain of bots is still cold
 
 
 def test_version(capsys):
