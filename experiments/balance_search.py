@@ -82,23 +82,33 @@ class Target:
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
-def parse_target(text: str) -> Target:
+def game_metrics(game: str) -> dict:
+    """The game's own metrics, ``{name: (help, fn(frame, config) -> (value, low, high))}``,
+    from its registration entry (``experiments.balance_metrics`` for the built-in games)."""
+    from simcore.games import entry
+
+    make = entry(game).resolve("balance_metrics")
+    return dict(make()) if make is not None else {}
+
+
+def parse_target(text: str, game: str | None = None) -> Target:
     """``METRIC<=X``, ``METRIC>=X`` or ``METRIC=A..B``."""
+    known = {**METRICS, **({k: h for k, (h, _) in game_metrics(game).items()} if game else {})}
     t = text.replace(" ", "")
-    m = re.fullmatch(rf"([a-z_]+)(<=|>=)({_NUMBER})", t)
+    m = re.fullmatch(rf"([a-z_][a-z0-9_]*)(<=|>=)({_NUMBER})", t)
     if m:
         name, op, x = m.group(1), m.group(2), float(m.group(3))
         low, high = (-math.inf, x) if op == "<=" else (x, math.inf)
     else:
-        m = re.fullmatch(rf"([a-z_]+)=({_NUMBER})\.\.({_NUMBER})", t)
+        m = re.fullmatch(rf"([a-z_][a-z0-9_]*)=({_NUMBER})\.\.({_NUMBER})", t)
         if not m:
             raise OptionError(f"--target {text!r}: write METRIC<=X, METRIC>=X or METRIC=A..B "
-                              f"(metrics: {', '.join(METRICS)})")
+                              f"(metrics: {', '.join(known)})")
         name, low, high = m.group(1), float(m.group(2)), float(m.group(3))
         if low > high:
             raise OptionError(f"--target {text!r}: the range {low:g}..{high:g} is empty")
-    if name not in METRICS:
-        raise OptionError(f"--target {text!r}: unknown metric {name!r} (metrics: {', '.join(METRICS)})")
+    if name not in known:
+        raise OptionError(f"--target {text!r}: unknown metric {name!r} (metrics: {', '.join(known)})")
     return Target(name, low, high, t)
 
 
@@ -142,8 +152,11 @@ def median_metric(x: np.ndarray) -> tuple[float, float, float]:
     return med, lo, hi
 
 
-def config_metrics(frame: pd.DataFrame, config: RunConfig) -> dict[str, tuple[float, float, float]]:
-    """Every metric of one configuration's games: name -> (value, 95% low, 95% high)."""
+def config_metrics(frame: pd.DataFrame, config: RunConfig, wanted: Sequence[str] = ()
+                   ) -> dict[str, tuple[float, float, float]]:
+    """Every general metric of one configuration's games, and the game's own ones named in
+    ``wanted``: name -> (value, 95% low, 95% high)."""
+    own = game_metrics(config.game)
     n = config.players
     trunc = frame["truncated"].astype(bool).to_numpy()
     decided = frame[~trunc]
@@ -160,6 +173,9 @@ def config_metrics(frame: pd.DataFrame, config: RunConfig) -> dict[str, tuple[fl
         out["fpa"] = fpa_metric(shares)
     else:
         out["fpa"] = (math.nan, math.nan, math.nan)  # solo: no seats to compare
+    for name in wanted:
+        if name in own:
+            out[name] = own[name][1](frame, config)
     return out
 
 
@@ -179,7 +195,7 @@ def build(game: str, vary: Sequence[str], targets: Sequence[str], players: str |
           budget: int, first_round: int = FIRST_ROUND) -> Search:
     if not targets:
         raise OptionError("balance needs at least one --target (e.g. fpa<=0.01)")
-    parsed = [parse_target(t) for t in targets]
+    parsed = [parse_target(t, game) for t in targets]
     grid = parse_vary(game, vary)
     info = load_game(game).INFO
     counts = parse_players(players, info)
@@ -230,7 +246,7 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
             row, states = {}, []
             for n, r in zip(search.counts, search.runs[v]):
                 part = frame[frame["run"] == r]
-                m = config_metrics(part, study.configs[r])
+                m = config_metrics(part, study.configs[r], [t.metric for t in search.targets])
                 for t in search.targets:
                     value, lo, hi = m[t.metric]
                     state = t.decide(lo, hi)

@@ -225,7 +225,16 @@ def games(game):
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
         if game:
             _echo_columns(info)
+            _echo_balance_metrics(name)
         click.echo("")
+
+
+def _echo_balance_metrics(name):
+    from experiments.balance_search import METRICS, game_metrics
+
+    click.echo("balance targets (playlab balance --target METRIC<=X | METRIC>=X | METRIC=A..B):")
+    for metric, help_text in {**METRICS, **{k: h for k, (h, _) in game_metrics(name).items()}}.items():
+        click.echo(f"  {metric:<20} {help_text}")
 
 
 def _echo_columns(info):

@@ -83,3 +83,25 @@ def test_bad_balance_input_is_one_error_line():
                             *extra], capture_output=True, text=True, timeout=300)
         assert p.returncode != 0 and p.stderr.startswith("error:") and words in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_the_games_own_metrics_count_what_they_say():
+    from runtime.runner import RunConfig
+    from simcore.games.shifting_stones_deck import load_deck
+
+    fives = [c.id for c in load_deck() if c.points == 5]
+    rows = np.full((4, 72), -1, np.int64)
+    rows[0, fives[0] - 1] = 3           # game 0: one 5-point card scored
+    rows[1, [f - 1 for f in fives]] = 1  # game 1: all of them
+    frame = pd.DataFrame(rows, columns=[f"card_{i + 1}_scored" for i in range(72)])
+    frame["truncated"] = [0, 0, 0, 1]   # game 3 is left out
+    config = RunConfig.build("shifting-stones", 2, "random", {}, 0)
+    value, lo, hi = bs.game_metrics("shifting-stones")["card_value_5"][1](frame, config)
+    assert value == pytest.approx(5 * (1 / len(fives) + 1) / 3) and lo < value < hi
+    moon = pd.DataFrame({"bid_5_contracts": [3, 1], "bid_5_made": [2, 1]})
+    value, lo, hi = bs.game_metrics("moon")["make_bid_5"][1](moon, RunConfig.build("moon", 3, "random", {}, 0))
+    assert value == 0.75 and 0 < lo < 0.75 < hi < 1
+    assert bs.game_metrics("sequence-stacks") == {}
+    assert bs.parse_target("card_value_5>=3", "shifting-stones").metric == "card_value_5"
+    with pytest.raises(OptionError, match="unknown metric"):
+        bs.parse_target("card_value_5>=3", "moon")
