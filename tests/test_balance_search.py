@@ -74,6 +74,11 @@ def test_the_race_finds_the_planted_variants_and_drops_bad_ones_after_one_round(
     code, again = run(*args)
     assert code == 0 and json.loads(again.splitlines()[-1])["simulated"] == 0
     pd.testing.assert_frame_equal(read().set_index("target_score"), table)
+    # and the report shows the race as the command printed it
+    code, _ = run("report", out)
+    html = (out / "report.html").read_text()
+    assert code == 0 and "Rule variants against the targets" in html
+    assert "2 of 4 variants meet every target (target_score=7; target_score=13)" in html
 
 
 def test_bad_balance_input_is_one_error_line():
