@@ -248,6 +248,20 @@ def _table(df: pd.DataFrame, pct: dict | None = None) -> str:
     return df.to_html(index=False, float_format=lambda x: f"{x:.3f}", border=0, escape=True)
 
 
+NEVER = "never happened with these bots"
+
+
+def _table_with_never(df: pd.DataFrame, pct: dict, count: str = "contracts") -> str:
+    """``_table`` with the rows whose ``count`` is 0 kept and their rate written out as
+    never happening (a designer reads an absent row as a missing one)."""
+    df = df.copy()
+    never = df[count].to_numpy() == 0
+    for label, spec in pct.items():
+        df.loc[never, list(spec[:3])] = np.nan
+    html = _table(df, pct)
+    return html.replace("<td>n/a</td>", f"<td>{NEVER}</td>")
+
+
 def _block(heading=None, text=None, png=None, caption="", table=None, alt=None):
     return {"heading": heading, "text": text, "png": png, "caption": caption, "table": table,
             "alt": alt or heading or caption}
@@ -444,16 +458,17 @@ def moon_section(st: B.StudyData, info):
                           "winning bid (tricks promised; 21 = shoot the moon)", "contracts made (%)",
                           "Make rate by bid level", xticklabels=list(bb["bid"]))
         blocks.append(_block("Moon: make rate by bid level", None, png,
-                             "Share of won contracts the bidder made, per bid, 95% Wilson intervals.",
-                             _table(bb, {"make rate": ("make_rate", "ci_low", "ci_high")})))
+                             "Share of won contracts the bidder made, per bid, 95% Wilson intervals; a bid no "
+                             "contract was won at is listed, not dropped.",
+                             _table_with_never(t["by_bid"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         tr = t["by_trump"][t["by_trump"]["contracts"] > 0]
         png = groups_plot({"make rate": (range(len(tr)), tr["make_rate"] * 100, tr["ci_low"] * 100,
                                          tr["ci_high"] * 100)},
                           "trump named by the bidder", "contracts made (%)", "Make rate by trump",
                           xticklabels=list(tr["trump"]))
         blocks.append(_block("Moon: make rate by trump", None, png,
-                             "Suits 0-6, doubles as trump, or no trump.",
-                             _table(tr, {"make rate": ("make_rate", "ci_low", "ci_high")})))
+                             "Suits 0-6, doubles as trump, or no trump; a trump never named is listed, not dropped.",
+                             _table_with_never(t["by_trump"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         w = t["widow"].set_index("widow")
         kept, disc = w.loc["kept"], w.loc["discarded"]
         dd = B.diff_ci((kept["made"], kept["contracts"]), (disc["made"], disc["contracts"]))

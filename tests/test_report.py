@@ -86,6 +86,9 @@ def test_report_has_every_section_and_plot(report_html):
         assert im.format == "PNG" and im.size[0] >= 500 and im.size[1] >= 200, alt
         grey = np.asarray(im.convert("L"), dtype=float)
         assert grey.std() > 10, f"plot {alt!r} is blank"
+    # Moon's greedy never bids 7 or names no-trump: those rows stay, said to have never happened
+    bid_table = text.split("Moon: make rate by bid level", 1)[1].split("</table>")[0]
+    assert "<td>7</td>" in bid_table and "never happened with these bots" in bid_table
     # findings carry intervals; the page loads nothing from the network
     summary = text.split('<section id="summary">')[1].split("</section>")[0]
     items = re.findall(r"<li>(.*?)</li>", summary, re.S)
