@@ -213,7 +213,19 @@ TEMPLATE = """<!DOCTYPE html>
  figcaption { font-size: 0.85em; color: #333; }
  .findings li { margin: 0.3em 0; } .note { font-size: 0.85em; color: #333; }
  @media print { h2 { page-break-before: auto; } body { max-width: none; } }
-</style></head><body>
+ table.sortable th { cursor: pointer; } pre.pattern { margin: 0; font-size: 0.9em; line-height: 1.05; }
+</style>
+<script>
+// click a header of a sortable table to sort by it (numbers by value, text as text; again to reverse)
+document.addEventListener("click", function (e) {
+  var th = e.target.closest("table.sortable th"); if (!th) return;
+  var table = th.closest("table"), body = table.tBodies[0], k = Array.prototype.indexOf.call(th.parentNode.children, th);
+  var rows = Array.prototype.slice.call(body.rows), up = th.dataset.dir !== "up";
+  var key = function (r) { var t = r.cells[k].innerText.trim(), x = parseFloat(t); return isNaN(x) ? t : x; };
+  rows.sort(function (a, b) { var x = key(a), y = key(b); return (x > y ? 1 : x < y ? -1 : 0) * (up ? 1 : -1); });
+  rows.forEach(function (r) { body.appendChild(r); }); th.dataset.dir = up ? "up" : "down";
+});
+</script></head><body>
 <h1>{{ title }}</h1>
 <p class="note">Built by playlab {{ version }} from {{ n_studies }} stud{{ 'y' if n_studies == 1 else 'ies' }} in
 <code>{{ source }}</code>. Every rate carries its 95% interval in brackets; win shares split a shared
@@ -246,6 +258,33 @@ def _table(df: pd.DataFrame, pct: dict | None = None) -> str:
         df[label] = [B.ci_text((a, b, c), pct=as_pct) for a, b, c in zip(df[m], df[lo], df[hi])]
         df = df.drop(columns=[m, lo, hi])
     return df.to_html(index=False, float_format=lambda x: f"{x:.3f}", border=0, escape=True)
+
+
+def _cards_table(cards: pd.DataFrame, classes: pd.DataFrame) -> tuple[str, list[str]]:
+    """Every Shifting Stones card: id, value, its pattern drawn, scored share and worth with
+    intervals, mean round, and whether it is an outlier within its value class."""
+    import html as html_mod
+
+    from simcore.games.shifting_stones_deck import load_deck
+
+    patterns = {c.id: "\n".join(c.rows) for c in load_deck()}
+    class_rate = classes.set_index("points")["scored_rate"]
+    rows, outliers = [], []
+    for _, c in cards.sort_values("card").iterrows():
+        mean = float(class_rate.get(c.points, np.nan))
+        flag = "above its class" if c.ci_low > mean else "below its class" if c.ci_high < mean else ""
+        if flag:
+            outliers.append(f"card #{int(c.card)} ({int(c.points)} pt) scored {B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}"
+                            f", {flag} ({100 * mean:.1f}%)")
+        rows.append(f"<tr><td>{int(c.card)}</td><td>{int(c.points)}</td>"
+                    f"<td class=\"t\"><pre class=\"pattern\">{html_mod.escape(patterns.get(int(c.card), '?'))}</pre></td>"
+                    f"<td>{B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}</td>"
+                    f"<td>{B.ci_text((c.expected_points, c.ep_low, c.ep_high), pct=False)}</td>"
+                    f"<td>{'never scored' if c.mean_round != c.mean_round else f'{c.mean_round:.1f}'}</td>"
+                    f"<td>{flag}</td></tr>")
+    head = ("<tr><th>card</th><th>value</th><th>pattern</th><th>scored</th><th>worth (points per game)</th>"
+            "<th>mean round</th><th>outlier</th></tr>")
+    return f'<table class="sortable"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>', outliers
 
 
 NEVER = "never happened with these bots"
@@ -514,6 +553,16 @@ def stones_section(st: B.StudyData, info):
                                  scatter_cards(part, f"{n} players"),
                                  "Left: share of games each card is scored in. Right: mean round it is scored in."))
         cls = t["classes"]
+        for n, part in cards.groupby("players"):
+            table, outliers = _cards_table(part, cls[cls["players"] == n])
+            blocks.append(_block(f"Shifting Stones: every card at {n} players", None, None,
+                                 "Click a column to sort. Scored: share of decided games in which the card was "
+                                 "scored (95% Wilson); worth: its value times that share; outlier: its interval "
+                                 "lies wholly above or below the mean share of its value class. Who scored a card "
+                                 "is not recorded, so how often a card decides the winner is not shown.", table))
+            if outliers:
+                found.append(f"Shifting Stones ({st.name}, {n} players): outliers within their value class: "
+                             + "; ".join(outliers[:6]) + (" …" if len(outliers) > 6 else ""))
         groups = {f"{n} players": (list(range(len(part))), part["expected_points_per_card"],
                                    part["points"] * part["ci_low"], part["points"] * part["ci_high"])
                   for n, part in cls.groupby("players")}

@@ -89,6 +89,9 @@ def test_report_has_every_section_and_plot(report_html):
     # Moon's greedy never bids 7 or names no-trump: those rows stay, said to have never happened
     bid_table = text.split("Moon: make rate by bid level", 1)[1].split("</table>")[0]
     assert "<td>7</td>" in bid_table and "never happened with these bots" in bid_table
+    # every Shifting Stones card in a sortable table, its pattern drawn
+    cards = text.split("Shifting Stones: every card at 2 players", 1)[1].split("</table>")[0]
+    assert 'class="sortable"' in cards and cards.count("<tr>") == 73 and '<pre class="pattern">' in cards
     # findings carry intervals; the page loads nothing from the network
     summary = text.split('<section id="summary">')[1].split("</section>")[0]
     items = re.findall(r"<li>(.*?)</li>", summary, re.S)
