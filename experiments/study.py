@@ -47,6 +47,16 @@ class Task:
         return (self.run, self.start)
 
 
+# told the phase a study is in ("simulation", "summarising": reading stored chunks back), so
+# that a stop can say where it happened (set by the command line)
+PHASE_HOOK: Callable[[str], None] | None = None
+
+
+def _phase(name: str) -> None:
+    if PHASE_HOOK is not None:
+        PHASE_HOOK(name)
+
+
 # a task is played in kernel calls of growing size, each aiming at about this long, so Ctrl-C
 # (seen between calls: the kernels hold the interpreter) stops a long task within a second
 STEP_SECONDS = 0.25
@@ -247,6 +257,10 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             tasks = study.tasks()
         note = store_note(store, study)
         todo = [t for t in tasks if not store.has(t)]
+        if store.repairs:
+            repair = (f"recomputing {len(store.repairs)} damaged chunk(s) of {store.path}: "
+                      f"{'; '.join(store.repairs[:5])}" + (" …" if len(store.repairs) > 5 else ""))
+            note = f"{note}; {repair}" if note else repair
     else:
         todo = tasks
     done_keys = {t.key for t in todo}
@@ -274,6 +288,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
 
     t0 = time.perf_counter()
     written = 0
+    _phase("simulation")
     try:
         for task, frame in executor.map(run_task, todo):
             frame = align(frame, columns)
@@ -283,6 +298,17 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             take(task, frame)
             if bar is not None:
                 bar.update(task.count)
+    except Exception as exc:
+        if type(exc).__name__ != "ExecutorError":
+            raise
+        if bar is not None:
+            bar.close()
+            bar = None
+        kept = sum(t.count for t in tasks) - sum(t.count for t in todo) + written
+        where = (f"{kept} of {sum(t.count for t in tasks)} games are stored in {store.path}; rerun the same command "
+                 "(with a working --cluster, or without it) to resume") if store is not None else \
+            "nothing was kept (--out DIR keeps finished chunks to resume)"
+        raise type(exc)(f"{exc}; {where}") from None
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -298,6 +324,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             bar.close()
     seconds = time.perf_counter() - t0
     stored = 0
+    _phase("summarising")
     for task in tasks:
         if task.key not in done_keys:
             take(task, store.read(task))

@@ -19,6 +19,11 @@ SEED_MAX = 2**63 - 1
 SEED_TYPE = click.IntRange(0, SEED_MAX)
 SEED_HELP = "run seed, 0..2^63-1: game i of a run depends only on the configuration, the seed and i"
 INDEX_HELP = "game index within the run, 0..2^63-1 (with the seed it reproduces the game)"
+# games per configuration: what the results store can name (experiments.store.MAX_GAMES, a
+# 12-digit first index per chunk file); --ci-width plans at most MAX_PLANNED_GAMES
+MAX_GAMES = 10**12
+MAX_PLANNED_GAMES = 10**8
+GAMES_TYPE = click.IntRange(1, MAX_GAMES)
 
 
 def _config(game, players, bots, variant, seed):
@@ -270,7 +275,7 @@ def bots(game):
 @click.option("--players", type=int, default=None,
               help="number of players  [default: the number of --bots specs, else the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated (NAME[:key=value…])")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=1000, show_default=True, help="games to play")
+@click.option("--games", "n_games", type=GAMES_TYPE, default=1000, show_default=True, help="games to play")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
 @click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -297,6 +302,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
     if trace_file:
         _check_writable(trace_file, "--trace")  # before the games, not after them
     _check_out_dir(out)
+    _STOP["store"] = out
     _check_winnable([config])
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
@@ -355,7 +361,7 @@ def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
 
 @cli.command(short_help="throughput: games/s and decisions/s, bots' cost")
 @click.argument("game", required=False)
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+@click.option("--games", "n_games", type=GAMES_TYPE, default=None,
               help="games per measurement  [default: enough for about a second]")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: 1 and all cores]")
 @click.option("--players", type=int, default=None, help="player count  [default: every count the game allows]")
@@ -435,7 +441,7 @@ def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_fil
                    "combination is played)  [required]")
 @click.option("--against", default="random", show_default=True, help="the bot in every other seat")
 @click.option("--players", type=int, default=None, help="number of players  [default: the game's smallest multi-player count]")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=2000, show_default=True, help="games per seat per candidate")
+@click.option("--games", "n_games", type=GAMES_TYPE, default=2000, show_default=True, help="games per seat per candidate")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
@@ -470,7 +476,7 @@ DEFAULT_STUDY_GAMES = 2000
 def _study_options(games_help):
     def wrap(f):
         for opt in reversed([
-            click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+            click.option("--games", "n_games", type=GAMES_TYPE, default=None,
                          help=f"{games_help}  [default: {DEFAULT_STUDY_GAMES}, or chosen by --ci-width]"),
             click.option("--ci-width", "ci_width", type=float, default=None, metavar="W",
                          help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)  [default: none]"),
@@ -500,7 +506,13 @@ def _study_games(n_games, ci_width, pilot, what):
         raise click.BadParameter(f"must be between 0 and 0.5 (exclusive), not {ci_width:g}", param_hint="--ci-width")
     from experiments.stats import games_for_half_width
 
+    if not 0.0 < pilot < 1.0:
+        raise click.BadParameter(f"must be between 0 and 1 (exclusive), not {pilot:g}", param_hint="--pilot")
     games = games_for_half_width(ci_width, pilot)
+    if games > MAX_PLANNED_GAMES:
+        raise click.UsageError(f"--ci-width {ci_width:g} at --pilot {pilot:g} needs {games:.3g} games {what}, more "
+                               f"than the {MAX_PLANNED_GAMES:,} it plans at most; ask for a wider interval, or for "
+                               f"that many games with --games N (up to {MAX_GAMES:,})")
     note = (f"--ci-width {ci_width:g}: {games} games {what}, chosen in advance for a 95% half-width of "
             f"{ci_width:g} at p = {pilot:g}")
     return games, note
@@ -554,6 +566,7 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
     study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
     collector = t.Collector(study)
     outcome = _run(study, collector, out, progress, threads)
+    _phase("ratings")
     tables = t.summarize(study, collector, n_boot)
     title = f"{study.configs[0].info.title}, {study.meta['players']} players"
     _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
@@ -649,14 +662,35 @@ def report(directory, out):
     click.echo(f"wrote {path}")
 
 
+@cli.command(short_help="check a results folder completely: checksums, coverage, configuration")
+@click.argument("directory", type=click.Path(file_okay=False))
+def verify(directory):
+    """Check every results store in DIRECTORY (a study's --out folder, a play --out folder,
+    or a folder of studies) completely: the manifest's checksum, every chunk's bytes against
+    its recorded SHA-256, its rows against its name and the manifest's configuration (seed,
+    game, options, bots), gaps and duplicate games, and study.json against the manifest.
+    Names each problem and the games to recompute (rerunning the study's command with the
+    same --out recomputes exactly those); exit status 1 when anything is wrong."""
+    from experiments.verify import format_verdicts, verify as run_verify
+
+    if not os.path.isdir(directory):
+        raise click.BadParameter(f"{directory} is not a folder", param_hint="DIRECTORY")
+    verdicts = run_verify(directory)
+    click.echo(format_verdicts(verdicts))
+    if not all(v.ok for v in verdicts):
+        sys.exit(1)
+
+
 def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 
     _check_out_dir(out)
+    _STOP["store"] = os.path.join(out, "results") if out else None
     _check_winnable(study.configs)
     watch = TruncationWatch(collector)
     with _executor(threads) as executor:
         outcome = run_study(study, watch, out=out, progress=progress, threads=threads, executor=executor)
+    _phase("summarising")
     if outcome.note:
         click.echo(outcome.note, err=True)
     watch.report(study.configs)
@@ -664,30 +698,108 @@ def _run(study, collector, out, progress, threads):
 
 
 def _fail(message: str, code: int = 2) -> None:
+    with _STOP["lock"]:
+        _STOP["said"] = True
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+# ---- stopping: Ctrl-C and SIGTERM within a second, in every phase, saying what is stored -------
+import threading  # noqa: E402
+
+_STOP = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False}
+STOP_GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
+
+
+def _phase(name: str) -> None:
+    """The phase a stop message names (start-up, simulation, summarising, ratings)."""
+    _STOP["phase"] = name
+    if os.environ.get("PLAYLAB_SHOW_PHASES"):
+        print(f"phase: {name}", file=sys.stderr, flush=True)
+
+
+def _stopped_line(message: str | None = None) -> str:
+    """What a stop says: the study layer's exact count, or the store's manifest's."""
+    if message and " stored in " in message:
+        return message
+    store = _STOP["store"]
+    phase = _STOP["phase"]
+    if not store:
+        return f"interrupted during {phase}; no games are stored (--out DIR keeps finished chunks to resume)"
+    from experiments.store import stored_count
+
+    return (f"interrupted during {phase}: {stored_count(store)} games are stored in {store}; "
+            "rerun the same command to resume")
+
+
+def _watchdog(fd: int) -> None:
+    """Woken by the signal itself (``signal.set_wakeup_fd``), even while the main thread is
+    in a long call that keeps Python's handler from running (compiling a kernel): after
+    STOP_GRACE it prints the stop line (unless the main thread did) and ends the process.
+    Chunks are renamed into place and recorded together, so ending at any point keeps the
+    store whole."""
+    import time
+
+    while True:
+        try:
+            data = os.read(fd, 64)
+        except OSError:
+            return
+        if not any(b in (signal.SIGINT, signal.SIGTERM) for b in data):
+            continue
+        time.sleep(STOP_GRACE)
+        with _STOP["lock"]:
+            if not _STOP["said"]:
+                _STOP["said"] = True
+                try:
+                    line = _stopped_line()
+                except Exception:
+                    line = "interrupted"
+                os.write(2, f"error: {line}\n".encode())
+        os._exit(130)
 
 
 def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A results warning (files the reader ignores) as one ``warning:`` line."""
+    if category.__name__ == "ResultsWarning":
+        click.echo(f"warning: {message}", err=True)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
 def main(argv=None) -> None:
     """Entry point: every failure is one ``error:`` line on stderr and a non-zero exit."""
+    import warnings
+
+    global _default_showwarning
     from runtime.runner import KernelError
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
     signal.signal(signal.SIGTERM, _terminate)
+    if threading.current_thread() is threading.main_thread():
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        threading.Thread(target=_watchdog, args=(r,), daemon=True, name="playlab-stop").start()
+    _default_showwarning = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
+        from experiments import study as _study
+
+        _study.PHASE_HOOK = _phase
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C / SIGTERM into Abort; the study layer's message says what is kept
         cause = exc.__cause__
-        _fail(str(cause) if isinstance(cause, KeyboardInterrupt) and str(cause) else "aborted", 130)
+        _fail(_stopped_line(str(cause) if isinstance(cause, KeyboardInterrupt) else None), 130)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
     except KeyboardInterrupt as exc:
-        _fail(str(exc) or "interrupted; results written so far are kept (rerun to resume)", 130)
+        _fail(_stopped_line(str(exc)), 130)
     except (ValueError, OSError, KernelError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except Exception as exc:  # a bug: still one line, the traceback on request
@@ -695,6 +807,9 @@ def main(argv=None) -> None:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set PLAYLAB_DEBUG=1 for the traceback)", 1)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+_default_showwarning = None
 
 
 if __name__ == "__main__":
