@@ -160,7 +160,14 @@ class StudyStore:
                 if stored["study"] != study:
                     raise ResultsError(f"{path} holds results of a different study: "
                                        f"{difference(stored['study'], study)}; use another --out directory")
-                return cls(path, study, int(stored["chunk"]), lock, stored.get("chunks"))
+                chunk = int(stored["chunk"])
+                odd = [n for n, r in stored["chunks"].items() if not CHUNK_RE.match(n)
+                       or int(CHUNK_RE.match(n).group(2)) % chunk or int(r.get("rows", 0)) > chunk]
+                if odd:  # chunks of another size would overlap the ones this run writes
+                    raise ResultsError(f"{path / MANIFEST} gives a chunk size of {chunk} games, but records "
+                                       f"{odd[0]}, a chunk of another size; restore the manifest or recompute "
+                                       "into another --out directory")
+                return cls(path, study, chunk, lock, stored.get("chunks"))
             store = cls(path, study, chunk, lock)
             store._save()
             return store
@@ -469,6 +476,8 @@ class ResultsWarning(UserWarning):
 
 # files playlab itself may leave in a store (``playlab report DIR`` of a play --out store)
 KNOWN_FILES = {MANIFEST, LOCK, "report.html"}
+# a file being written atomically (this module's ``.NAME.tmp``, the report's ``.NAME.XXXX.tmp``)
+TEMPORARY_RE = re.compile(r"^\..+\.tmp$")
 
 
 @dataclass
@@ -507,7 +516,7 @@ class Results:
                                                entry, records[name]))
             elif m:
                 self.unrecorded.append(name)
-            elif name not in KNOWN_FILES:
+            elif name not in KNOWN_FILES and not TEMPORARY_RE.match(name):
                 self.ignored.append(name)
         self.missing = sorted(n for n in records if not (path / n).is_file())
         self.chunks.sort(key=lambda c: (c.run, c.start))

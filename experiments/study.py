@@ -28,7 +28,7 @@ import pandas as pd
 
 from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, StudyStore, content_identity, write_atomically
+from .store import DEFAULT_CHUNK, MAX_GAMES, StudyStore, content_identity, write_atomically
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -135,6 +135,9 @@ class Study:
             raise ValueError("every configuration of a study shares the study's seed")
         if self.games < 1:
             raise ValueError(f"--games must be >= 1, not {self.games}")
+        if self.games > MAX_GAMES:
+            raise ValueError(f"--games must be at most {MAX_GAMES:,} (what the results store can name), "
+                             f"not {self.games}")
 
     def tasks(self, games: int | None = None) -> list[Task]:
         """Chunk-major order: all configurations of deals [s, s+chunk) before the next
