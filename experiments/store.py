@@ -446,14 +446,14 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     """The manifest of store ``path``, after checking its own checksum."""
     manifest = Path(path) / MANIFEST
     try:
-        text = manifest.read_text()
+        raw = manifest.read_bytes()
     except FileNotFoundError:
         check_foreign(Path(path))
         raise ResultsError(f"{path} holds no playlab results ({MANIFEST} missing)") from None
     except OSError as exc:
         raise ResultsError(f"cannot read results manifest {manifest}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResultsError(f"corrupt results manifest {manifest}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or "study" not in data or "chunk" not in data:
