@@ -44,6 +44,14 @@ def _variant_option(f):
                         help="rule option, each name once (repeatable); see `playlab games`  [default: the rules as written]")(f)
 
 
+def _remember_store(ctx, param, value):
+    """Where a stop counts the stored games, known from the start (play --out: the folder
+    itself; a study's --out: its results/)."""
+    if value:
+        _STOP["store"] = value if ctx.command.name == "play" else os.path.join(value, "results")
+    return value
+
+
 def _remember_cluster(ctx, param, value):
     ctx.meta["playlab.cluster"] = value
     return value
@@ -194,7 +202,20 @@ def _group_help() -> str:
             "`playlab COMMAND --help` explains a command and its options.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
+class _Stopped(Exception):
+    """Ctrl-C or SIGTERM, carried past click (which would print an empty line and say
+    only "Aborted") to :func:`main`."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Stopped(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
              help=_group_help())
 @click.version_option(version=_version(), prog_name="playlab", message="%(prog)s %(version)s")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE_OR_FILE",
@@ -278,7 +299,7 @@ def bots(game):
 @click.option("--games", "n_games", type=GAMES_TYPE, default=1000, show_default=True, help="games to play")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
-@click.option("--out", type=click.Path(file_okay=False), default=None,
+@click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
               help="write per-game results as a Parquet dataset into this folder (resumable)  [default: none]")
 @click.option("--chunk", type=click.IntRange(min=1), default=None,
               help="with --out: games per stored file (a resumed run keeps its own)  [default: 100000]")
@@ -302,7 +323,6 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
     if trace_file:
         _check_writable(trace_file, "--trace")  # before the games, not after them
     _check_out_dir(out)
-    _STOP["store"] = out
     _check_winnable([config])
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
@@ -483,7 +503,7 @@ def _study_options(games_help):
             click.option("--pilot", type=float, default=0.5, show_default=True,
                          help="with --ci-width: the proportion to plan for (0.5 is the worst case)"),
             click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP),
-            click.option("--out", type=click.Path(file_okay=False), default=None,
+            click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
                          help="write tables (CSV), plots, study.json and the Parquet results here (resumable)  "
                               "[default: print only]"),
             click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]"),
@@ -662,7 +682,7 @@ def report(directory, out):
     click.echo(f"wrote {path}")
 
 
-@cli.command(short_help="check a results folder completely: checksums, coverage, configuration")
+@cli.command(short_help="check every stored byte of a results folder")
 @click.argument("directory", type=click.Path(file_okay=False))
 def verify(directory):
     """Check every results store in DIRECTORY (a study's --out folder, a play --out folder,
@@ -685,8 +705,8 @@ def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 
     _check_out_dir(out)
-    _STOP["store"] = os.path.join(out, "results") if out else None
     _check_winnable(study.configs)
+    _phase("start-up")
     watch = TruncationWatch(collector)
     with _executor(threads) as executor:
         outcome = run_study(study, watch, out=out, progress=progress, threads=threads, executor=executor)
@@ -701,21 +721,31 @@ def _fail(message: str, code: int = 2) -> None:
     with _STOP["lock"]:
         _STOP["said"] = True
     click.echo(f"error: {message}", err=True)
+    if code == 130 and _STOP["hard_exit"]:
+        # a stop ends now: the interpreter's teardown (seconds with Numba and Dask loaded)
+        # is skipped; every stored file is already whole and the lock dies with the process
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
 
 
 # ---- stopping: Ctrl-C and SIGTERM within a second, in every phase, saying what is stored -------
 import threading  # noqa: E402
 
-_STOP = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False}
+_STOP = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False, "hard_exit": False}
 STOP_GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
 
 
 def _phase(name: str) -> None:
     """The phase a stop message names (start-up, simulation, summarising, ratings)."""
     _STOP["phase"] = name
-    if os.environ.get("PLAYLAB_SHOW_PHASES"):
+    if os.environ.get("PLAYLAB_SHOW_PHASES"):  # for the tests of stopping in each phase
         print(f"phase: {name}", file=sys.stderr, flush=True)
+        if os.environ.get("PLAYLAB_HOLD_PHASE") == name:  # a long phase, to be stopped in
+            import time
+
+            time.sleep(60)
 
 
 def _stopped_line(message: str | None = None) -> str:
@@ -725,7 +755,7 @@ def _stopped_line(message: str | None = None) -> str:
     store = _STOP["store"]
     phase = _STOP["phase"]
     if not store:
-        return f"interrupted during {phase}; no games are stored (--out DIR keeps finished chunks to resume)"
+        return message or f"interrupted during {phase}; no games are stored (--out DIR keeps finished chunks to resume)"
     from experiments.store import stored_count
 
     return (f"interrupted during {phase}: {stored_count(store)} games are stored in {store}; "
@@ -780,7 +810,10 @@ def main(argv=None) -> None:
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
     signal.signal(signal.SIGTERM, _terminate)
-    if threading.current_thread() is threading.main_thread():
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _STOP.update(store=None, phase="start-up", said=False)
+    _STOP["hard_exit"] = argv is None  # the program itself, not a call from Python (tests)
+    if _STOP["hard_exit"] and threading.current_thread() is threading.main_thread():
         r, w = os.pipe()
         os.set_blocking(w, False)
         signal.set_wakeup_fd(w, warn_on_full_buffer=False)
@@ -798,7 +831,7 @@ def main(argv=None) -> None:
         _fail(_stopped_line(str(cause) if isinstance(cause, KeyboardInterrupt) else None), 130)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, _Stopped) as exc:
         _fail(_stopped_line(str(exc)), 130)
     except (ValueError, OSError, KernelError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
