@@ -129,6 +129,11 @@ class DaskExecutor:
         self._own = client is None
         if client is None:
             _check_address(distributed, address)
+            # a lost scheduler is reported as one error line by the study (with what is
+            # stored); the client's own log would add tracebacks of its reconnection attempts
+            import logging
+
+            logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
             try:
                 client = distributed.Client(address, timeout=timeout, set_as_default=False)
             except (OSError, TimeoutError) as exc:
