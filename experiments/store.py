@@ -208,8 +208,14 @@ class StudyStore:
             load_chunk(f, record, task.run, task.start, self.study, columns=["run", "index"])
         except ResultsError as exc:
             self.repairs.append(f"{f.name} ({getattr(exc, 'why', 'unreadable')})")
+            del self.records[f.name]  # not stored, as far as this run counts
             return False
         return int(record["rows"]) >= task.count
+
+    def kept(self, tasks) -> int:
+        """How many of ``tasks``' games are stored and recorded (for a stop's message)."""
+        return sum(t.count for t in tasks
+                   if int(self.records.get(chunk_name(t.run, t.start), {}).get("rows", 0)) >= t.count)
 
     def write(self, task, frame: pd.DataFrame) -> None:
         import pyarrow as pa

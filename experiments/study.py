@@ -290,14 +290,12 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             frames.append(frame)
 
     t0 = time.perf_counter()
-    written = 0
     _phase("simulation")
     try:
         for task, frame in executor.map(run_task, todo):
             frame = align(frame, columns)
             if store is not None:
                 store.write(task, frame)
-                written += task.count
             take(task, frame)
             if bar is not None:
                 bar.update(task.count)
@@ -307,7 +305,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
         if bar is not None:
             bar.close()
             bar = None
-        kept = sum(t.count for t in tasks) - sum(t.count for t in todo) + written
+        kept = store.kept(tasks) if store is not None else 0
         where = (f"{kept} of {sum(t.count for t in tasks)} games are stored in {store.path}; rerun the same command "
                  "(with a working --cluster, or without it) to resume") if store is not None else \
             "nothing was kept (--out DIR keeps finished chunks to resume)"
@@ -318,7 +316,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             bar = None
         if store is None:
             raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
-        kept = sum(t.count for t in tasks) - sum(t.count for t in todo) + written
+        kept = store.kept(tasks)  # chunks written, and recorded, before the stop took effect
         total = sum(t.count for t in tasks)
         raise Interrupted(f"interrupted: {kept} of {total} games are stored in {store.path}; "
                           "rerun the same command to resume") from None
