@@ -509,6 +509,13 @@ class Results:
         self.path = path
         self.manifest = read_manifest(path)
         self.study = self.manifest["study"]
+        record_file = path.parent / "study.json"
+        if path.name == RESULTS_DIR and record_file.is_file():
+            try:
+                record = json.loads(record_file.read_bytes().decode("utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ResultsError(f"corrupt study record {record_file}: {exc}") from None
+            check_record(record, self.study, record_file)
         self.chunk = int(self.manifest["chunk"])
         records = self.manifest["chunks"]
         self.chunks: list[StoredChunk] = []

@@ -134,6 +134,10 @@ def main(argv=None) -> int:
     print(f"store intact after restoring every flip: {intact}")
     for name, byte, bit, v, r in missed:
         print(f"MISSED: {name} byte {byte} bit {bit} (verify {v}, reader {r})")
+    if not args.dir:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
     return 0 if not missed and intact else 1
 
 
