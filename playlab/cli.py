@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+import threading
 
 import click
 
@@ -678,6 +679,7 @@ def report(directory, out):
     if not os.path.isdir(directory):
         raise click.BadParameter(f"{directory} is not a folder; give the --out folder of a study or of play --out",
                                  param_hint="DIRECTORY")
+    _phase("reading")
     path = write_report(directory, out or os.path.join(directory, "report.html"))
     click.echo(f"wrote {path}")
 
@@ -695,6 +697,7 @@ def verify(directory):
 
     if not os.path.isdir(directory):
         raise click.BadParameter(f"{directory} is not a folder", param_hint="DIRECTORY")
+    _phase("reading")
     verdicts = run_verify(directory)
     click.echo(format_verdicts(verdicts))
     if not all(v.ok for v in verdicts):
@@ -731,8 +734,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 # ---- stopping: Ctrl-C and SIGTERM within a second, in every phase, saying what is stored -------
-import threading  # noqa: E402
-
 _STOP = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False, "hard_exit": False}
 STOP_GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
 
@@ -754,6 +755,8 @@ def _stopped_line(message: str | None = None) -> str:
         return message
     store = _STOP["store"]
     phase = _STOP["phase"]
+    if phase == "reading":
+        return "interrupted while reading results; nothing was written"
     if not store:
         return message or f"interrupted during {phase}; no games are stored (--out DIR keeps finished chunks to resume)"
     from experiments.store import stored_count

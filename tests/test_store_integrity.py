@@ -204,3 +204,17 @@ def test_the_command_line_and_the_store_agree_on_the_largest_study():
         from experiments.study import Study
 
         Study("x", [moon()], store.MAX_GAMES + 1, 3)
+
+
+@pytest.mark.slow
+def test_the_fault_injection_script_detects_every_flip(tmp_path, capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import fault_inject
+
+    assert fault_inject.main(["--trials", "100", "--manifest-trials", "20", "--games", "600", "--chunk", "100",
+                              "--dir", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "detected by verify 100/100, by read_results 100/100" in text and "MISSED" not in text
