@@ -126,6 +126,9 @@ class Study:
     seed: int
     chunk: int = DEFAULT_CHUNK
     meta: dict = field(default_factory=dict)
+    # the configurations played now (None: all).  `playlab balance` declares every variant
+    # up front (one store, one identity) and plays on only the ones still undecided.
+    active: tuple[int, ...] | None = None
 
     def __post_init__(self):
         if not self.configs:
@@ -144,10 +147,11 @@ class Study:
         chunk, so paired results arrive together and a partial study covers every
         configuration on the same deals."""
         games = self.games if games is None else games
+        runs = range(len(self.configs)) if self.active is None else self.active
         out = []
         for start in range(0, games, self.chunk):
             count = min(self.chunk, games - start)
-            out += [Task(r, c, start, count) for r, c in enumerate(self.configs)]
+            out += [Task(r, self.configs[r], start, count) for r in runs]
         return out
 
     def identity(self) -> dict:
@@ -223,7 +227,7 @@ class Interrupted(KeyboardInterrupt):
 def store_note(store: StudyStore, study: Study) -> str | None:
     """What a run of ``study.games`` games per configuration does with a store that holds
     more or fewer of them (the first configuration stands for all: they advance together)."""
-    have = store.stored_games(0)
+    have = store.stored_games(0 if study.active is None else study.active[0])
     want = study.games
     if have == 0 or have == want:
         return None

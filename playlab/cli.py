@@ -252,7 +252,16 @@ def games(game):
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
         if game:
             _echo_columns(info)
+            _echo_balance_metrics(name)
         click.echo("")
+
+
+def _echo_balance_metrics(name):
+    from experiments.balance_search import METRICS, game_metrics
+
+    click.echo("balance targets (playlab balance --target METRIC<=X | METRIC>=X | METRIC=A..B):")
+    for metric, help_text in {**METRICS, **{k: h for k, (h, _) in game_metrics(name).items()}}.items():
+        click.echo(f"  {metric:<20} {help_text}")
 
 
 def _echo_columns(info):
@@ -645,6 +654,80 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
     title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
     _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
+
+
+@cli.command(short_help="search rule variants for those that meet every target")
+@click.argument("game")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
+              help="a rule option and the values to try (repeatable, one per option: every combination is a "
+                   "variant)  [required]")
+@click.option("--target", "targets", multiple=True, required=True, metavar="T",
+              help="METRIC<=X, METRIC>=X or METRIC=A..B, checked at every player count (metrics: fpa, turns, "
+                   "margin, truncated; repeatable)  [required]")
+@click.option("--players", default=None, metavar="N|A-B",
+              help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
+@click.option("--bots", "bot_spec", default="greedy", show_default=True, help="the bot in every seat (one spec)")
+@click.option("--budget", type=click.IntRange(min=1, max=10**12), default=None,
+              help="games to spend at most, over all variants and player counts  [default: 400000]")
+@click.option("--first-round", "first_round", type=click.IntRange(min=50, max=10**7), default=None,
+              help="games per variant and player count in the first round (doubled each round)  [default: 1000]")
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
+@click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
+              help="write balance.csv, study.json and the Parquet results here (resumable)  [default: print only]")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
+@_cluster_option
+@click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
+@click.option("--json", "as_json", is_flag=True, help="print the table as JSON on stdout")
+def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, out, threads, progress, as_json):
+    """Search the variants of --vary for those that meet every --target at every player
+    count: racing on paired deals (every variant plays the same deals), each round
+    doubling the games of the variants still undecided and dropping a variant as soon as
+    one target's 95% interval lies outside it (balance.csv: one row per variant with its
+    games, each target's metric and interval per player count, and meets =
+    true/false/undecided)."""
+    from pathlib import Path
+
+    from experiments import balance_search as bs
+    from experiments.study import RESULTS_DIR, execute_study, to_jsonable, write_atomically, write_tables
+
+    search = bs.build(game, vary, targets, players, bot_spec, seed, budget or bs.DEFAULT_BUDGET,
+                      first_round or bs.FIRST_ROUND)
+    _check_out_dir(out)
+    _check_winnable(search.study.configs)
+    store = None
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        store = Path(out) / RESULTS_DIR
+    from experiments.study import LocalExecutor
+
+    simulated = []
+    with _executor(threads) as remote:
+        executor = remote or LocalExecutor(threads)
+
+        def play(study):
+            outcome = execute_study(study, executor=executor, store=store, progress=progress, keep_frame=True,
+                                    threads=threads)
+            simulated.append(outcome.simulated)
+            return outcome.frame
+
+        table = bs.race(search, play, log=lambda line: click.echo(line, err=True))
+        describe = executor.describe()
+    tables = {"balance": table}
+    files = []
+    if out:
+        files = write_tables(out, tables)
+        record = search.study.describe()
+        record.update(describe, results=RESULTS_DIR, games_spent=table.attrs["spent"])
+        text = json.dumps(to_jsonable(record), indent=1) + "\n"
+        write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
+    if as_json:
+        click.echo(json.dumps(to_jsonable({"study": "balance", "seed": seed, "spent": table.attrs["spent"],
+                                           "simulated": sum(simulated), "out": out, "files": files,
+                                           "tables": tables, "meta": search.study.meta})))
+        return
+    click.echo(bs.format_table(search, table))
+    if out:
+        click.echo(f"wrote {out}: {', '.join(files)}, study.json, results/ (Parquet)")
 
 
 @cli.command(short_help="the conformance battery on a game and its bots")

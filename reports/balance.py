@@ -127,7 +127,7 @@ def load_study(name: str, path: Path, results, record: dict) -> StudyData:
 def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
     """A sweep's rule setting of each row (``name=value, …`` of the varied options, the
     baseline marked); empty for other studies, whose runs share their rules."""
-    vary = record.get("vary") if record.get("kind") == "sweep" else None
+    vary = record.get("vary") if record.get("kind") in ("sweep", "balance") else None
     if not vary:
         return np.full(len(run), "", dtype=object)
     labels = []

@@ -362,6 +362,7 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
         top = r.iloc[0]
         found.append(f"{info.title} ({st.name}): {top.bot} rates {top.rating:.0f} Elo "
                      f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean")
+    found += _balance_search_block(st, blocks)
     # scores and lengths
     d = st.decided()
     series = {}
@@ -400,10 +401,38 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": _intro(st), "blocks": blocks}, found
 
 
+def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
+    """`playlab balance`: the variants, whether each meets the targets, and the games each
+    was given (balance.csv, as the command printed it)."""
+    path = st.path / "balance.csv"
+    if st.kind != "balance" or not path.exists():
+        return []
+    t = pd.read_csv(path, dtype=str)
+    targets = st.record.get("targets", [])
+    rows = []
+    for _, r in t.iterrows():
+        row = {"variant": r["variant"], "meets every target": r["meets"], "games": r["games"]}
+        for col in t.columns:
+            if col.endswith(":value") and not pd.isna(r[col]):
+                key = col[: -len(":value")]
+                row[key] = (f"{float(r[col]):.4g} [{float(r[key + ':ci_low']):.4g}, "
+                            f"{float(r[key + ':ci_high']):.4g}] {r[key + ':meets']}")
+        rows.append(row)
+    table = pd.DataFrame(rows).to_html(index=False, border=0, escape=True)
+    blocks.append(_block("Rule variants against the targets", None, None,
+                         f"Targets {'; '.join(targets)}, each at every player count, 95% intervals per look; "
+                         f"{st.record.get('games_spent', '?')} games spent of a budget of {st.record.get('budget')}.",
+                         table))
+    met = [r["variant"] for r in rows if r["meets every target"] == "true"]
+    return [f"{st.name}: {len(met)} of {len(rows)} variants meet every target"
+            + (f" ({'; '.join(met[:5])}{' …' if len(met) > 5 else ''})" if met else "")]
+
+
 def _intro(st: B.StudyData) -> str:
     kinds = {"play": "one configuration played", "fpa": "the same bot in every seat per player count",
              "tournament": "every seating of the bots over the same deals",
-             "sweep": "the same deals under each rule value"}
+             "sweep": "the same deals under each rule value",
+             "balance": "rule variants raced against targets on the same deals"}
     return (f"{kinds.get(st.kind, st.kind)}; {len(st.frame):,} games in {st.frame['run'].nunique()} runs, "
             f"{int(st.frame['truncated'].sum()):,} truncated.")
 
