@@ -33,7 +33,7 @@ class StoreVerdict:
         return not self.problems
 
     def lines(self) -> list[str]:
-        out = [f"{self.path}: {self.chunks} chunk(s), {self.games} games in {len(self.runs)} configuration(s)"]
+        out = [f"{self.path}: {self.chunks} intact chunk(s), {self.games} games in {len(self.runs)} configuration(s)"]
         out += [f"  problem: {p}" for p in self.problems]
         for run, a, b in sorted(self.recompute):
             cfg = self.runs[run] if run < len(self.runs) else {}

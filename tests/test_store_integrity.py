@@ -137,7 +137,7 @@ def test_notes_in_the_folder_do_not_break_the_reader(tmp_path):
 def test_verify_names_the_damage_and_a_rerun_recomputes_exactly_those_games(tmp_path, capsys):
     out, whole = store(tmp_path)
     code, text, _ = cli_run(capsys, "verify", out)
-    assert code == 0 and "3 chunk(s), 300 games" in text and "ok:" in text
+    assert code == 0 and "3 intact chunk(s), 300 games" in text and "ok:" in text
     keep = {p.name: p.stat().st_mtime_ns for p in parts(out)}
     flip_bit(parts(out)[1], 1000)
     parts(out)[2].unlink()
@@ -154,7 +154,7 @@ def test_verify_names_the_damage_and_a_rerun_recomputes_exactly_those_games(tmp_
     assert parts(out)[0].stat().st_mtime_ns == keep[parts(out)[0].name]  # the intact chunk was not rewritten
     pd.testing.assert_frame_equal(read_results(out), whole)
     code, text, _ = cli_run(capsys, "verify", out)
-    assert code == 0 and "3 chunk(s), 300 games" in text
+    assert code == 0 and "3 intact chunk(s), 300 games" in text
 
 
 def test_verify_of_a_folder_without_results_is_one_error_line(tmp_path, capsys):
