@@ -4,12 +4,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 
 import click
 
+from . import stopping
 from simcore.options import format_value, parse_variant_args, players_text
 
 GAME_HELP = "game: moon, shifting-stones or sequence-stacks"
@@ -49,7 +48,7 @@ def _remember_store(ctx, param, value):
     """Where a stop counts the stored games, known from the start (play --out: the folder
     itself; a study's --out: its results/)."""
     if value:
-        _STOP["store"] = value if ctx.command.name == "play" else os.path.join(value, "results")
+        stopping.STATE["store"] = value if ctx.command.name == "play" else os.path.join(value, "results")
     return value
 
 
@@ -334,6 +333,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
         _check_writable(trace_file, "--trace")  # before the games, not after them
     _check_out_dir(out)
     _check_winnable([config])
+    stopping.hook_study()
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
                           keep_frame=False, **({"chunk": chunk} if chunk else {}))
@@ -596,7 +596,7 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
     study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
     collector = t.Collector(study)
     outcome = _run(study, collector, out, progress, threads)
-    _phase("ratings")
+    stopping.phase("ratings")
     tables = t.summarize(study, collector, n_boot)
     title = f"{study.configs[0].info.title}, {study.meta['players']} players"
     _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
@@ -701,6 +701,7 @@ def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, o
     from experiments.study import LocalExecutor
 
     simulated = []
+    stopping.hook_study()
     with _executor(threads) as remote:
         executor = remote or LocalExecutor(threads)
 
@@ -762,7 +763,7 @@ def report(directory, out):
     if not os.path.isdir(directory):
         raise click.BadParameter(f"{directory} is not a folder; give the --out folder of a study or of play --out",
                                  param_hint="DIRECTORY")
-    _phase("reading")
+    stopping.phase("reading")
     path = write_report(directory, out or os.path.join(directory, "report.html"))
     click.echo(f"wrote {path}")
 
@@ -780,7 +781,7 @@ def verify(directory):
 
     if not os.path.isdir(directory):
         raise click.BadParameter(f"{directory} is not a folder", param_hint="DIRECTORY")
-    _phase("reading")
+    stopping.phase("reading")
     verdicts = run_verify(directory)
     click.echo(format_verdicts(verdicts))
     if not all(v.ok for v in verdicts):
@@ -792,11 +793,12 @@ def _run(study, collector, out, progress, threads):
 
     _check_out_dir(out)
     _check_winnable(study.configs)
-    _phase("start-up")
+    stopping.phase("start-up")
+    stopping.hook_study()
     watch = TruncationWatch(collector)
     with _executor(threads) as executor:
         outcome = run_study(study, watch, out=out, progress=progress, threads=threads, executor=executor)
-    _phase("summarising")
+    stopping.phase("summarising")
     if outcome.note:
         click.echo(outcome.note, err=True)
     watch.report(study.configs)
@@ -804,79 +806,11 @@ def _run(study, collector, out, progress, threads):
 
 
 def _fail(message: str, code: int = 2) -> None:
-    with _STOP["lock"]:
-        _STOP["said"] = True
+    stopping.said()
     click.echo(f"error: {message}", err=True)
-    if code == 130 and _STOP["hard_exit"]:
-        # a stop ends now: the interpreter's teardown (seconds with Numba and Dask loaded)
-        # is skipped; every stored file is already whole and the lock dies with the process
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    if code == 130:
+        stopping.exit_now(code)
     sys.exit(code)
-
-
-# ---- stopping: Ctrl-C and SIGTERM within a second, in every phase, saying what is stored -------
-_STOP = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False, "hard_exit": False}
-STOP_GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
-
-
-def _phase(name: str) -> None:
-    """The phase a stop message names (start-up, simulation, summarising, ratings)."""
-    _STOP["phase"] = name
-    if os.environ.get("PLAYLAB_SHOW_PHASES"):  # for the tests of stopping in each phase
-        print(f"phase: {name}", file=sys.stderr, flush=True)
-        if os.environ.get("PLAYLAB_HOLD_PHASE") == name:  # a long phase, to be stopped in
-            import time
-
-            time.sleep(60)
-
-
-def _stopped_line(message: str | None = None) -> str:
-    """What a stop says: the study layer's exact count, or the store's manifest's."""
-    if message and " stored in " in message:
-        return message
-    store = _STOP["store"]
-    phase = _STOP["phase"]
-    if phase == "reading":
-        return "interrupted while reading results; nothing was written"
-    if not store:
-        return message or f"interrupted during {phase}; no games are stored (--out DIR keeps finished chunks to resume)"
-    from experiments.store import stored_count
-
-    return (f"interrupted during {phase}: {stored_count(store)} games are stored in {store}; "
-            "rerun the same command to resume")
-
-
-def _watchdog(fd: int) -> None:
-    """Woken by the signal itself (``signal.set_wakeup_fd``), even while the main thread is
-    in a long call that keeps Python's handler from running (compiling a kernel): after
-    STOP_GRACE it prints the stop line (unless the main thread did) and ends the process.
-    Chunks are renamed into place and recorded together, so ending at any point keeps the
-    store whole."""
-    import time
-
-    while True:
-        try:
-            data = os.read(fd, 64)
-        except OSError:
-            return
-        if not any(b in (signal.SIGINT, signal.SIGTERM) for b in data):
-            continue
-        time.sleep(STOP_GRACE)
-        with _STOP["lock"]:
-            if not _STOP["said"]:
-                _STOP["said"] = True
-                try:
-                    line = _stopped_line()
-                except Exception:
-                    line = "interrupted"
-                os.write(2, f"error: {line}\n".encode())
-        os._exit(130)
-
-
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -895,30 +829,19 @@ def main(argv=None) -> None:
     from runtime.runner import KernelError
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    _STOP.update(store=None, phase="start-up", said=False)
-    _STOP["hard_exit"] = argv is None  # the program itself, not a call from Python (tests)
-    if _STOP["hard_exit"] and threading.current_thread() is threading.main_thread():
-        r, w = os.pipe()
-        os.set_blocking(w, False)
-        signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-        threading.Thread(target=_watchdog, args=(r,), daemon=True, name="playlab-stop").start()
+    stopping.install(program=argv is None)
     _default_showwarning = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        from experiments import study as _study
-
-        _study.PHASE_HOOK = _phase
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C / SIGTERM into Abort; the study layer's message says what is kept
         cause = exc.__cause__
-        _fail(_stopped_line(str(cause) if isinstance(cause, KeyboardInterrupt) else None), 130)
+        _fail(stopping.stopped_line(str(cause) if isinstance(cause, KeyboardInterrupt) else None), 130)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
     except (KeyboardInterrupt, _Stopped) as exc:
-        _fail(_stopped_line(str(exc)), 130)
+        _fail(stopping.stopped_line(str(exc)), 130)
     except (ValueError, OSError, KernelError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except Exception as exc:  # a bug: still one line, the traceback on request
