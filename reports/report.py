@@ -41,33 +41,37 @@ class ReportError(ValueError):
 # ---- finding the studies ----------------------------------------------------------------
 def discover(root: str | Path) -> list[B.StudyData]:
     """Every study under ``root``: a directory with ``study.json`` and its results store,
-    or a bare store (``play --out``: ``_study.json`` and Parquet chunks)."""
-    from experiments.store import MANIFEST, ResultsError, read_manifest
+    or a bare store (``play --out``: ``_study.json`` and Parquet chunks).  The store reads
+    and verifies them; files in a store that are not its chunks are named in a warning."""
+    import warnings
+
+    from experiments.store import MANIFEST, RESULTS_DIR, ResultsError, ResultsWarning, check_record, find_stores, \
+        open_results
 
     root = Path(root)
     if not root.is_dir():
         raise ReportError(f"{root} is not a directory")
     found: list[B.StudyData] = []
-    seen: set[Path] = set()
-    for manifest in sorted(root.rglob(MANIFEST)):
-        store = manifest.parent
-        if store in seen:
-            continue
-        seen.add(store)
-        data = read_manifest(store)
+    for store in find_stores(root):
+        results = open_results(store, warn=False)
+        message = results.warning()
+        if message:
+            warnings.warn(ResultsWarning(message), stacklevel=2)
+        data = results.manifest
         parent = store.parent
         record_file = parent / STUDY_FILE
-        if record_file.exists() and store.name == "results":
+        if record_file.exists() and store.name == RESULTS_DIR:
             try:
                 record = json.loads(record_file.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise ResultsError(f"corrupt study record {record_file}: {exc}") from None
+            check_record(record, data["study"], record_file)
             home = parent
         else:
             record = {"kind": "play", "seed": data["study"]["seed"], "runs": data["study"]["runs"]}
             home = store
         name = str(home.relative_to(root)) if home != root else home.name
-        found.append(B.load_study(name, home, store, record, data))
+        found.append(B.load_study(name, home, results, record))
     if not found:
         raise ReportError(f"{root} holds no playlab studies (no {MANIFEST} below it)")
     return found
