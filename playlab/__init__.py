@@ -15,12 +15,12 @@ Registration imports nothing heavy; the rest loads on first use.  The command li
 """
 from __future__ import annotations
 
-from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot, set_bot_defaults
+from bots.registry import ALL_GAMES, BotParam, BotSpec, register_alias, register_bot, set_bot_defaults
 from simcore.games import register_game
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 
-__all__ = ["ALL_GAMES", "BotParam", "BotSpec", "GameInfo", "HIDDEN", "Option", "register_bot", "register_game",
+__all__ = ["ALL_GAMES", "BotParam", "BotSpec", "GameInfo", "HIDDEN", "Option", "register_alias", "register_bot", "register_game",
            "set_bot_defaults", "read_results", "check", "RunConfig", "load_plugin"]
 
 _LAZY = {
