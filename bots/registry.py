@@ -334,6 +334,9 @@ def bound_policy(game_name: str, bot_name: str):
     from simcore.protocol import bind_functions
 
     module = _game(game_name)
+    target = _ALIASES.get((game_name, bot_name))
+    if target is not None:  # an alias plays its bot's compiled policy
+        return bound_policy(game_name, target.split(":")[0])
     e = bot_entry(game_name, bot_name)
     extra = dict(e.extra(module)) if e.extra else {}
     bound = bind_functions((*e.helpers, e.policy), module, extra=extra,
