@@ -7,6 +7,7 @@ first time a game's catalogue is read.
 
 BUILTIN_BOT_MODULES = (
     "bots.moon",
+    "bots.moon_pimc",
     "bots.shifting_stones",
     "bots.sequence_stacks",
     "bots.generic.flatmc",

@@ -129,6 +129,8 @@ class BotEntry:
 
 _BOTS: list[BotEntry] = []
 _DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {}
+# (game, alias) -> the spec it stands for ("NAME" or "NAME:key=value:…")
+_ALIASES: dict[tuple[str, str], str] = {}
 def finish_plugin(plugin: str, digest: str) -> None:
     """Key every bot ``plugin`` registered by the digest of all the sources it loaded
     (``runtime.plugins``: known only once its import has finished)."""
@@ -218,6 +220,22 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     return entry
 
 
+def register_alias(game: str, name: str, spec: str) -> None:
+    """Make ``name`` a bot of ``game`` that is the bot ``spec`` (``NAME`` or
+    ``NAME:key=value:…``, its values becoming the alias's defaults), e.g. every game's
+    ``expert`` naming its strongest bot.  The alias plays exactly as the spec does; it is
+    listed after the game's other bots and checked when the catalogue is read."""
+    if not name or any(c in name for c in ",:= "):
+        raise BotError(f"an alias is a word like 'expert', not {name!r}")
+    if name == RANDOM_NAME:
+        raise BotError("bot 'random' is the engine's own and cannot be an alias")
+    target = spec.split(":")[0]
+    if not target or target == name:
+        raise BotError(f"alias {name!r} must name another bot, not {spec!r}")
+    _ALIASES[(game, name)] = spec
+    _invalidate()
+
+
 def set_bot_defaults(game: str, bot: str, **values) -> None:
     """Per-game defaults for bot ``bot``'s parameters (checked when the catalogue is read)."""
     _DEFAULTS.setdefault((game, bot), {}).update(values)
@@ -275,6 +293,19 @@ def catalogue_entries(game_name: str) -> tuple[BotEntry, ...]:
         defaults = _DEFAULTS.get((game_name, e.spec.name))
         out.append(replace(e, spec=with_defaults(e.spec, defaults, game_name)) if defaults else e)
     known = {e.spec.name for e in out}
+    for (game, alias), spec in _ALIASES.items():
+        if game != game_name:
+            continue
+        if alias in known:
+            raise BotError(f"{game_name}: alias {alias!r} is also the name of a bot")
+        target, *pairs = spec.split(":")
+        entry = next((e for e in out if e.spec.name == target), None)
+        if entry is None:
+            raise BotError(f"{game_name}: alias {alias!r} names bot {target!r}, which the game does not have")
+        values = dict(_pairs(target, pairs))
+        base = with_defaults(entry.spec, values, f"{game_name}: alias {alias}") if values else entry.spec
+        out.append(replace(entry, spec=replace(base, name=alias, help=f"{spec} (alias): {base.help}")))
+        known.add(alias)
     for (game, bot) in _DEFAULTS:
         if game == game_name and bot not in known:
             raise BotError(f"{game_name}: defaults set for bot {bot!r}, which the game does not have")
@@ -306,6 +337,9 @@ def bound_policy(game_name: str, bot_name: str):
     from simcore.protocol import bind_functions
 
     module = _game(game_name)
+    target = _ALIASES.get((game_name, bot_name))
+    if target is not None:  # an alias plays its bot's compiled policy
+        return bound_policy(game_name, target.split(":")[0])
     e = bot_entry(game_name, bot_name)
     extra = dict(e.extra(module)) if e.extra else {}
     bound = bind_functions((*e.helpers, e.policy), module, extra=extra,

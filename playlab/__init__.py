@@ -35,12 +35,12 @@ if _sys.argv and (_os.path.basename(_sys.argv[0]) == "playlab"
         _signal.signal(_signal.SIGINT, _stop_during_start_up)
         _signal.signal(_signal.SIGTERM, _stop_during_start_up)
 
-from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot, set_bot_defaults
+from bots.registry import ALL_GAMES, BotParam, BotSpec, register_alias, register_bot, set_bot_defaults
 from simcore.games import register_game
 from simcore.options import Option
 from simcore.protocol import HIDDEN, GameInfo
 
-__all__ = ["ALL_GAMES", "BotParam", "BotSpec", "GameInfo", "HIDDEN", "Option", "register_bot", "register_game",
+__all__ = ["ALL_GAMES", "BotParam", "BotSpec", "GameInfo", "HIDDEN", "Option", "register_alias", "register_bot", "register_game",
            "set_bot_defaults", "read_results", "check", "RunConfig", "load_plugin"]
 
 _LAZY = {

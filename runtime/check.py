@@ -353,7 +353,8 @@ def _run(verdict: Verdict, name: str, subject: str, fn, *args) -> None:
 
 def cheap_spec(name: str) -> str:
     """A bot spec that keeps the battery fast (search bots with small budgets)."""
-    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8"}.get(name, name)
+    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8", "pimc": "pimc:worlds=2",
+            "expert": "expert:worlds=2"}.get(name, name)
 
 
 def check(game: str, bots: str | list[str] | None = None, players: int | None = None,

@@ -34,10 +34,11 @@ def game_bot_pairs():
 
 def cheap(game, name):
     """A bot spec that keeps the suite fast (search bots with few playouts)."""
-    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8"}.get(name, name)
+    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8", "pimc": "pimc:worlds=1",
+            "expert": "expert:worlds=1"}.get(name, name)
 
 
-SEARCH_BOTS = ("flatmc", "mcts")
+SEARCH_BOTS = ("flatmc", "mcts", "pimc", "expert")
 
 
 def positions(game, players, want=30, every=5, seed=11, limit=600):
