@@ -103,6 +103,9 @@ class BotSpec:
     # (int64 slots, float64 slots) of working memory per seat:
     # memory(game INFO, players, parameter values in ``params`` order)
     memory: Callable[..., tuple[int, int]] = no_memory
+    # an alias (``register_alias``): the bot it plays, whose compiled copy and kernels it
+    # shares (a run of ``expert`` compiles nothing its bot has not)
+    plays: str | None = None
 
 
 RANDOM = BotSpec(RANDOM_NAME, "uniformly random over the legal actions")
@@ -236,6 +239,12 @@ def register_alias(game: str, name: str, spec: str) -> None:
     _invalidate()
 
 
+def alias_of(game: str, name: str) -> str | None:
+    """The bot an alias names in ``game`` (``NAME``), or None when ``name`` is no alias."""
+    spec = _ALIASES.get((game, name))
+    return spec.split(":")[0] if spec else None
+
+
 def set_bot_defaults(game: str, bot: str, **values) -> None:
     """Per-game defaults for bot ``bot``'s parameters (checked when the catalogue is read)."""
     _DEFAULTS.setdefault((game, bot), {}).update(values)
@@ -304,7 +313,7 @@ def catalogue_entries(game_name: str) -> tuple[BotEntry, ...]:
             raise BotError(f"{game_name}: alias {alias!r} names bot {target!r}, which the game does not have")
         values = dict(_pairs(target, pairs))
         base = with_defaults(entry.spec, values, f"{game_name}: alias {alias}") if values else entry.spec
-        out.append(replace(entry, spec=replace(base, name=alias, help=f"{spec} (alias): {base.help}")))
+        out.append(replace(entry, spec=replace(base, name=alias, help=f"{spec} (alias): {base.help}", plays=target)))
         known.add(alias)
     for (game, bot) in _DEFAULTS:
         if game == game_name and bot not in known:
@@ -359,6 +368,11 @@ class Bot:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def compiled_name(self) -> str:
+        """The compiled bot this seat runs (an alias runs the bot it names)."""
+        return self.spec.plays or self.spec.name
 
     @property
     def is_agent(self) -> bool:
@@ -443,7 +457,7 @@ def parse_bots(game, text: str | Sequence[str], players: int) -> list[Bot]:
 
 def compiled_names(bots: Sequence[Bot]) -> tuple[str, ...]:
     """The run's compiled bots other than random, in name order: kind k + 1 is the k-th."""
-    return tuple(sorted({b.name for b in bots if not b.is_agent and b.name != RANDOM_NAME}))
+    return tuple(sorted({b.compiled_name for b in bots if not b.is_agent and b.name != RANDOM_NAME}))
 
 
 # kind of a seat played by a Python agent (the compiled loop hands its decisions back)
@@ -455,7 +469,7 @@ def bot_arrays(bots: Sequence[Bot]) -> tuple[np.ndarray, np.ndarray]:
     """Per seat: the kind the run's compiled dispatch knows the bot by, and its parameters."""
     names = compiled_names(bots)
     kinds = np.array([AGENT_KIND if b.is_agent else RANDOM_KIND if b.name == RANDOM_NAME
-                      else 1 + names.index(b.name) for b in bots], dtype=np.int64)
+                      else 1 + names.index(b.compiled_name) for b in bots], dtype=np.int64)
     params = np.zeros((len(bots), MAX_BOT_PARAMS), dtype=np.float64)
     for s, b in enumerate(bots):
         params[s, : len(b.values)] = b.values

@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bots.registry import BotParam, BotSpec, register_bot, set_bot_defaults
+from bots.registry import BotParam, BotSpec, register_alias, register_bot, set_bot_defaults
 from simcore.games.sequence_stacks import (A_BLOCK, A_DISCARD, A_END, A_PASS, A_REVERSE, A_SKIP,
                                            A_STEAL_CARD, A_STEAL_CHIP, BLOCK_CARD, CHIPS, DIR, HAND,
                                            HAND_MASK, HAND_N, MAX_PILES, NCARD,
@@ -427,3 +427,5 @@ register_bot(GREEDY_SPEC, greedy_policy, games=("sequence-stacks",), legal=False
 # decide their replies, and a tree node below the root holds the reply that was best in the
 # world that expanded it; flat search beat every tree measured (README, MCTS).
 set_bot_defaults("sequence-stacks", "mcts", tree_depth=1)
+# the strongest bot measured here (README, MCTS: 0.637 of 2-player games against greedy)
+register_alias("sequence-stacks", "expert", "mcts")

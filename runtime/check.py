@@ -351,10 +351,17 @@ def _run(verdict: Verdict, name: str, subject: str, fn, *args) -> None:
                                       f"raised {type(exc).__name__}: {exc} ({tb.filename}:{tb.lineno})"))
 
 
-def cheap_spec(name: str) -> str:
-    """A bot spec that keeps the battery fast (search bots with small budgets)."""
-    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8", "pimc": "pimc:worlds=2",
-            "expert": "expert:worlds=2"}.get(name, name)
+CHEAP_BUDGETS = {"flatmc": "playouts=1", "mcts": "iterations=8", "pimc": "worlds=2"}
+
+
+def cheap_spec(name: str, game: str | None = None) -> str:
+    """A bot spec that keeps the battery fast (search bots with small budgets; an alias
+    such as ``expert`` gets the budget of the bot it names in ``game``)."""
+    from bots.registry import alias_of
+
+    target = (alias_of(game, name) if game else None) or name
+    budget = CHEAP_BUDGETS.get(target)
+    return f"{name}:{budget}" if budget else name
 
 
 def check(game: str, bots: str | list[str] | None = None, players: int | None = None,
@@ -374,7 +381,7 @@ def check(game: str, bots: str | list[str] | None = None, players: int | None = 
         _run(verdict, "determinize and observation keep the seat's view", "game", check_information, module)
         _run(verdict, "summarize columns, returns, win flags", "game", check_results, module)
         _run(verdict, "traces replay to the engine's result", "game", check_replay, module, game)
-    specs = split_specs(bots) if bots else [cheap_spec(b.name) for b in bots_for(module)]
+    specs = split_specs(bots) if bots else [cheap_spec(b.name, game) for b in bots_for(module)]
     counts = [players] if players else player_counts(info)[:2]
     for spec in specs:
         spec = spec.strip()

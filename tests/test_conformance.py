@@ -33,9 +33,12 @@ def game_bot_pairs():
 
 
 def cheap(game, name):
-    """A bot spec that keeps the suite fast (search bots with few playouts)."""
-    return {"flatmc": "flatmc:playouts=1", "mcts": "mcts:iterations=8", "pimc": "pimc:worlds=1",
-            "expert": "expert:worlds=1"}.get(name, name)
+    """A bot spec that keeps the suite fast (search bots with few playouts; an alias gets
+    its bot's)."""
+    from bots.registry import alias_of
+
+    budget = {"flatmc": "playouts=1", "mcts": "iterations=8", "pimc": "worlds=1"}.get(alias_of(game, name) or name)
+    return f"{name}:{budget}" if budget else name
 
 
 SEARCH_BOTS = ("flatmc", "mcts", "pimc", "expert")
