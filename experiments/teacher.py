@@ -40,11 +40,10 @@ def play_chunk(game: str, players: int, variant: Mapping[str, Any], teacher: str
     kept = batch.record_games(k * CHUNK_GAMES, CHUNK_GAMES, actions)
     if kept != CHUNK_GAMES:
         raise RuntimeError(f"teacher game overran the action buffer ({game}, seat {seat}, chunk {k})")
-    # the games end where the replay says; store the used prefix only (trailing zeros trimmed
-    # by the replay's count, so keep everything up to the last game's end)
+    used = batch.replay_with_random(k * CHUNK_GAMES, CHUNK_GAMES, actions)  # where the last game ends
     path = chunk_path(workdir, seat, k)
     tmp = path + ".tmp.npy"
-    np.save(tmp, actions)
+    np.save(tmp, actions[:used])
     os.replace(tmp, path)
     return path
 
