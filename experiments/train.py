@@ -82,17 +82,19 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
     obs_n = info.observation_size(config.players)
     na = info.num_actions
     parts = {"obs": [], "greedy": [], "taken": [], "legal": [], "seat": []}
-    cap = teachers.CHUNK_GAMES * info.max_decisions(config.players)
-    obs = np.zeros((cap, obs_n), np.float64)
-    greedy = np.zeros(cap, np.int64)
-    taken = np.zeros(cap, np.int64)
-    legal = np.zeros((cap, na), np.int8)
+    cap = 0
     for c in range(chunks):
         for seat in range(config.players):
             run = RunConfig.build(config.game, config.players,
                                   teachers.seat_bots(config.teacher, seat, config.players),
                                   dict(config.variant), config.seed)
             actions = np.load(teachers.chunk_path(workdir, seat, c))
+            if len(actions) > cap:  # a chunk holds at most as many decisions as actions
+                cap = len(actions)
+                obs = np.zeros((cap, obs_n), np.float64)
+                greedy = np.zeros(cap, np.int64)
+                taken = np.zeros(cap, np.int64)
+                legal = np.zeros((cap, na), np.int8)
             n, _ = k["replay_examples"](run.params(), config.players, config.seed, c * teachers.CHUNK_GAMES,
                                         teachers.CHUNK_GAMES, actions, seat, obs, greedy, taken, legal, size)
             parts["obs"].append(obs[:n].astype(np.float32))

@@ -80,10 +80,12 @@ def test_a_file_that_is_no_model_is_one_error_line(tmp_path, capsys):
     assert code != 0 and err.strip() == f"error: bot learned: no model file {tmp_path}/none.npz"
 
 
-def test_every_game_has_a_shipped_model_that_fits():
+def test_every_game_has_a_model_that_fits():
+    """The shipped model, or for a game without one the untrained network (greedy's moves)."""
     for game in ("moon", "shifting-stones", "sequence-stacks"):
         m = load_model(game)
         check_model(m, game, "shipped")
+        assert m.meta["game"] == game
 
 
 def test_training_is_reproducible_from_its_seed(tmp_path):
