@@ -56,7 +56,7 @@ class TrainConfig:
     eval_games: int         # per seat, per point of the curve
     batch: int = 256
     lr: float = 2e-3
-    weight_decay: float = 1e-3
+    weight_decay: float = 1e-5
     holdout: float = 0.1
 
     def identity(self) -> dict:
