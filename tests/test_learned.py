@@ -108,3 +108,9 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     other = TrainConfig(**{**config.identity(), "seed": 8})
     with pytest.raises(ValueError, match="other settings"):
         train(other, str(tmp_path / "a"), workers=1, threads=1, progress=False, log=lambda m: None)
+
+
+def test_train_refuses_a_bad_teacher_in_one_line(tmp_path, capsys):
+    code, out, err = run(capsys, "train", "sequence-stacks", "--teacher", "nonsense", "--out", tmp_path / "t")
+    assert code != 0 and err.strip().startswith("error: unknown bot 'nonsense'") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t").exists()
