@@ -44,6 +44,12 @@ def test_model_round_trips_through_its_file(tmp_path):
     bot = parse_bot("sequence-stacks", f"learned:model={path}:temperature=0.5")
     assert bot.label == f"learned:model={path}:temperature=0.5"
     assert bot.name.startswith("learned-") and bot.name != "learned"
+    # a run travels to processes and Dask workers as its specs: the model as its path
+    import pickle
+    from runtime.runner import RunConfig
+    config = RunConfig.build("sequence-stacks", 2, [bot.label, "greedy"], None, 3)
+    back_config = pickle.loads(pickle.dumps(config))
+    assert back_config.bot_labels == config.bot_labels and back_config.kernel_key == config.kernel_key
     # the same file parses to the same compiled copy; another model to another
     assert parse_bot("sequence-stacks", f"learned:model={path}").name == bot.name
     m.b2 = m.b2 + 1.0
