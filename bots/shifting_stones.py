@@ -1358,4 +1358,4 @@ def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                   bot_params[seat, P_SKIP_THRESHOLD], np.int64(bot_params[seat, P_REPLAN]), imem[seat])
 
 
-register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",))
+register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False)  # it finds its own moves
