@@ -12,4 +12,5 @@ BUILTIN_BOT_MODULES = (
     "bots.sequence_stacks",
     "bots.generic.flatmc",
     "bots.generic.mcts",
+    "bots.learned",
 )

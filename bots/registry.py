@@ -106,6 +106,11 @@ class BotSpec:
     # an alias (``register_alias``): the bot it plays, whose compiled copy and kernels it
     # shares (a run of ``expert`` compiles nothing its bot has not)
     plays: str | None = None
+    # parameters given as text (e.g. a model file): ``resolve(game name, [(key, raw)…],
+    # numeric values)`` turns a spec that names one into (the spec of a compiled bot made for
+    # it, registered by ``resolve``; the text pairs as the label shows them), or None
+    text_params: tuple[str, ...] = ()
+    resolve: Callable | None = None
 
 
 RANDOM = BotSpec(RANDOM_NAME, "uniformly random over the legal actions")
@@ -125,6 +130,7 @@ class BotEntry:
     legal: bool = True                  # the engine hands it the legal actions (see register_bot)
     plugin: str | None = None           # the plugin that registered it (None: built in)
     digest: str = ""                    # hash of the sources it was compiled from
+    listed: bool = True                 # False: made for a text parameter, not in the catalogue's listing
 
     def for_game(self, game: str) -> bool:
         return self.games == ALL_GAMES or game in self.games
@@ -166,7 +172,8 @@ def source_digest(functions: Sequence[Callable]) -> str:
 def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] = ALL_GAMES,
                  helpers: Sequence[Callable] = (), requires: Sequence[str] = (), extra: Callable | None = None,
                  jit_options: Mapping[str, dict] | None = None, sees: str = "view", legal: bool = True,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None) -> BotEntry:
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None, fingerprint: str = "",
+                 listed: bool = True) -> BotEntry:
     """Register the compiled bot ``spec`` with its ``policy`` (module docstring) for
     ``games`` (names, or ``ALL_GAMES``).
 
@@ -176,7 +183,10 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     seat cannot know.  ``legal=False`` is for a policy that finds its own moves: the engine
     does not list the legal actions before each decision (``n`` is 0) — in Sequence Stacks
     that listing costs more than the greedy bot's whole decision.  ``defaults`` sets per-game parameter defaults
-    (``{game: {parameter: value}}``)."""
+    (``{game: {parameter: value}}``).  ``fingerprint`` is added to the hash of the sources
+    the compiled copy is cached under (data its ``extra`` globals carry, e.g. a model's
+    weights); ``listed=False`` keeps it out of ``bots_for`` (a copy made for a text
+    parameter: its spec names it)."""
     from simcore.plugin_context import current_plugin
     from simcore.protocol import PROTOCOL_FUNCTIONS
 
@@ -203,7 +213,7 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
         # a plugin's policy may allocate: reference counting on unless it says otherwise
         opts.setdefault(fns[-1].__name__, {}).setdefault("_nrt", True)
     entry = BotEntry(spec, fns[-1], games, tuple(fns[:-1]), tuple(requires), extra, opts,
-                     sees, bool(legal), plugin, source_digest(fns))
+                     sees, bool(legal), plugin, source_digest(fns) + fingerprint, listed)
     for other in _BOTS:
         if other.spec.name == name and (other.games == ALL_GAMES or games == ALL_GAMES
                                         or set(other.games) & set(games)):
@@ -324,7 +334,7 @@ def catalogue_entries(game_name: str) -> tuple[BotEntry, ...]:
 def bots_for(game) -> list[BotSpec]:
     """The game's catalogue of specs: random first (module docstring)."""
     name = game.INFO.name if isinstance(game, types.ModuleType) else game
-    return [RANDOM] + [e.spec for e in catalogue_entries(name)]
+    return [RANDOM] + [e.spec for e in catalogue_entries(name) if e.listed]
 
 
 def bot_entry(game: str, name: str) -> BotEntry:
@@ -364,6 +374,9 @@ class Bot:
     spec: BotSpec
     values: tuple[float, ...]
     agent: tuple | None = None
+    # text parameters as given ((key, value), …) and the spec name they were given to
+    text: tuple = ()
+    given_name: str = ""
 
     @property
     def name(self) -> str:
@@ -383,7 +396,7 @@ class Bot:
         if self.agent is not None:
             target, cls, pairs = self.agent
             return ":".join([AGENT_PREFIX + target, cls] + [f"{k}={v}" for k, v in pairs])
-        parts = [self.spec.name]
+        parts = [self.given_name or self.spec.name] + [f"{k}={v}" for k, v in self.text]
         for p, v in zip(self.spec.params, self.values):
             if v != p.default:
                 parts.append(f"{p.name}={p.shown(v)}")
@@ -430,11 +443,21 @@ def parse_bot(game, text: str) -> Bot:
     spec = specs[name]
     values = {p.name: p.default for p in spec.params}
     by_name = {p.name: p for p in spec.params}
-    for key, raw in _pairs(name, pairs):
+    given = _pairs(name, pairs)
+    text = tuple((k, v) for k, v in given if k in spec.text_params)
+    for key, raw in given:
+        if key in spec.text_params:
+            continue
         if key not in by_name:
-            known = ", ".join(by_name) or "none"
+            known = ", ".join([*by_name, *spec.text_params]) or "none"
             raise BotError(f"bot {name}: unknown parameter {key!r} (parameters: {known})")
         values[key] = by_name[key].parse(name, raw)
+    if text and spec.resolve is not None:
+        gname = game.INFO.name if isinstance(game, types.ModuleType) else game
+        made = spec.resolve(gname, list(text), values)
+        if made is not None:
+            made, text = made
+            return Bot(made, tuple(values[p.name] for p in spec.params), text=tuple(text), given_name=name)
     return Bot(spec, tuple(values[p.name] for p in spec.params))
 
 

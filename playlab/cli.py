@@ -297,6 +297,8 @@ def bots(game):
                                f"{'|'.join(p.choices)}  {p.help}")
                     continue
                 click.echo(f"      {p.name:<16} default {fmt.format(p.default):<8} range {p.low:g}..{p.high:g}  {p.help}")
+            for t in spec.text_params:
+                click.echo(f"      {t:<16} a file (e.g. {spec.name}:{t}=PATH)")
         click.echo("")
 
 
@@ -654,6 +656,46 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
     title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
     _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
+
+
+@cli.command(short_help="train the learned bot from a teacher's moves")
+@click.argument("game")
+@click.option("--teacher", default="mcts", show_default=True,
+              help="the bot whose moves are learned (in each seat in turn, greedy in the others)")
+@click.option("--players", type=int, default=None, help="player count  [default: Moon 3, others 2]")
+@click.option("--teacher-games", type=click.IntRange(min=1), default=800, show_default=True,
+              help="teacher games per seat (recorded in chunks of 8 under --out)")
+@click.option("--epochs", type=click.IntRange(min=0), default=20, show_default=True, help="passes over the examples")
+@click.option("--hidden", type=click.IntRange(1, 1024), default=32, show_default=True, help="hidden units")
+@click.option("--eval-games", type=click.IntRange(min=1), default=500, show_default=True,
+              help="games per seat against greedy for each point of the learning curve")
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="seed of the teacher's games, the initial weights and the minibatches")
+@_variant_option
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="folder for the teacher's games, the training state, model.npz, curve.csv and curve.png "
+                   "(rerun with the same options to resume)  [required]")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="processes playing the teacher's games")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads of the learning-curve games  [default: all cores]")
+@click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
+def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, seed, variant, out, workers, threads, progress):
+    """Fit the learned bot's network to TEACHER's moves in GAME (teacher against greedy, every
+    seat in turn), with a learning curve against greedy; `learned:model=OUT/model.npz` plays it."""
+    from experiments.train import TrainConfig, default_players, train as run_train
+
+    cfg = _config(game, players or default_players(game), teacher, variant, seed)
+    if cfg.bots[0].is_agent:
+        raise click.BadParameter("the teacher must be a compiled bot, not a py: agent", param_hint="--teacher")
+    _check_threads(threads)
+    config = TrainConfig(game, cfg.players, dict(cfg.variant), cfg.bot_labels[0], seed, teacher_games, epochs,
+                         hidden, eval_games)
+    result = run_train(config, out, workers=workers, threads=threads, progress=progress)
+    curve = result["curve"]
+    click.echo(curve[["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]]
+               .to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    click.echo(f"{result['examples']} examples from {teacher_games} teacher games per seat "
+               f"({result['teacher_seconds']:.0f} s); {result['seconds']:.0f} s in all")
+    click.echo(f"model (epoch {result['best_epoch']}): {result['model']}; play it with "
+               f"--bots learned:model={result['model']}; curve: {os.path.join(out, 'curve.png')}")
 
 
 @cli.command(short_help="search rule variants for those that meet every target")

@@ -1,0 +1,346 @@
+"""``playlab train GAME``: the ``learned`` bot's network fitted to a teacher's moves.
+
+1. **Teacher games** (``experiments.teacher``): the teacher (default ``mcts``) in each seat
+   in turn against greedy, recorded in chunks under ``--out`` (resumable).
+2. **Examples**: the games replayed (``experiments.train_kernels``); every teacher decision
+   with a choice gives (observation, greedy's move, legal actions, the teacher's action).
+3. **Fitting**: the network of ``bots.learned`` (``x`` = observation + one-hot of greedy's
+   move, one hidden ReLU layer, a greedy bonus on greedy's action) by cross-entropy on the
+   teacher's action over the legal ones, Adam, minibatches, numpy on the CPU.  It starts as
+   greedy (output layer zero, bonus 1), so it can only learn where the teacher differs.
+4. **Learning curve**: before fitting and after every epoch the model plays
+   ``--eval-games`` games per seat against greedy (fixed deals of run ``seed + 1``, every
+   seat in turn, one model seat; shared wins count as shares): win rate with a 95% Wilson
+   interval, written to ``curve.csv`` and ``curve.png``.
+5. The epoch with the best win rate is saved as ``model.npz`` (``bots.learned`` format,
+   with game, players, options, layout, teacher and seed); ``learned:model=OUT/model.npz``
+   plays it.  Its curve figure is selected on those deals, so measure it afresh
+   (``playlab tournament``) before quoting it.
+
+Everything is seeded: the teacher's games by ``seed``, the initial weights and the order of
+minibatches by a numpy generator of ``seed``; ``train_state.npz`` (weights, optimiser,
+generator, curve) after each epoch lets a rerun resume where it stopped, to the same
+result as an uninterrupted run.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from bots.learned import (MODEL_VERSION, Model, greedy_model, layout_fingerprint, save_model)
+from simcore.games import load_game
+from . import teacher as teachers
+
+DEFAULT_TEACHER = "mcts"
+STATE_FILE = "train_state.npz"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    game: str
+    players: int
+    variant: dict
+    teacher: str
+    seed: int
+    teacher_games: int      # per seat
+    epochs: int
+    hidden: int
+    eval_games: int         # per seat, per point of the curve
+    batch: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 1e-5
+    holdout: float = 0.1
+
+    def identity(self) -> dict:
+        return asdict(self)
+
+
+def default_players(game: str) -> int:
+    info = load_game(game).INFO
+    return info.max_players if info.min_players == info.max_players else max(2, info.min_players)
+
+
+# ---- examples ---------------------------------------------------------------------------------
+def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
+    """Every teacher decision with a choice, from the recorded chunks."""
+    from runtime.runner import RunConfig
+    from .train_kernels import kernels
+
+    module = load_game(config.game)
+    info = module.INFO
+    k = kernels(config.game)
+    chunks = math.ceil(config.teacher_games / teachers.CHUNK_GAMES)
+    size = info.state_size(config.players)
+    obs_n = info.observation_size(config.players)
+    na = info.num_actions
+    parts = {"obs": [], "greedy": [], "taken": [], "legal": [], "seat": []}
+    cap = 0
+    for c in range(chunks):
+        for seat in range(config.players):
+            run = RunConfig.build(config.game, config.players,
+                                  teachers.seat_bots(config.teacher, seat, config.players),
+                                  dict(config.variant), config.seed)
+            actions = np.load(teachers.chunk_path(workdir, seat, c))
+            if len(actions) > cap:  # a chunk holds at most as many decisions as actions
+                cap = len(actions)
+                obs = np.zeros((cap, obs_n), np.float64)
+                greedy = np.zeros(cap, np.int64)
+                taken = np.zeros(cap, np.int64)
+                legal = np.zeros((cap, na), np.int8)
+            n, _ = k["replay_examples"](run.params(), config.players, config.seed, c * teachers.CHUNK_GAMES,
+                                        teachers.CHUNK_GAMES, actions, seat, obs, greedy, taken, legal, size)
+            parts["obs"].append(obs[:n].astype(np.float32))
+            parts["greedy"].append(greedy[:n].copy())
+            parts["taken"].append(taken[:n].copy())
+            parts["legal"].append(legal[:n].astype(bool))
+            parts["seat"].append(np.full(n, seat, np.int8))
+    return {key: np.concatenate(v) if v else np.zeros(0) for key, v in parts.items()}
+
+
+# ---- the network's gradient (numpy, float32) ------------------------------------------------------
+def _forward(w, X, G, M):
+    obs_n = X.shape[1]
+    pre = X @ w["W1"][:obs_n] + w["W1"][obs_n + np.maximum(G, 0)] * (G >= 0)[:, None] + w["b1"]
+    h = np.maximum(pre, 0.0)
+    z = h @ w["W2"].T + w["b2"]
+    rows = np.arange(len(G))
+    has = G >= 0
+    z[rows[has], G[has]] += w["greedy_bonus"][0]
+    z = np.where(M, z, -1e9)
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return pre, h, z, p
+
+
+def loss_and_grad(w: dict, X, G, M, Y):
+    pre, h, z, p = _forward(w, X, G, M)
+    rows = np.arange(len(Y))
+    loss = float(-np.log(np.maximum(p[rows, Y], 1e-30)).mean())
+    dz = p
+    dz[rows, Y] -= 1.0
+    dz /= len(Y)
+    grad = {"W2": dz.T @ h, "b2": dz.sum(axis=0)}
+    has = G >= 0
+    grad["greedy_bonus"] = np.array([dz[rows[has], G[has]].sum()], dz.dtype)
+    dh = dz @ w["W2"]
+    dh[pre <= 0] = 0.0
+    obs_n = X.shape[1]
+    gW1 = np.zeros_like(w["W1"])
+    gW1[:obs_n] = X.T @ dh
+    np.add.at(gW1, obs_n + G[has], dh[has])
+    grad["W1"] = gW1
+    grad["b1"] = dh.sum(axis=0)
+    return loss, grad
+
+
+def accuracy(w: dict, X, G, M, Y, chunk: int = 8192) -> tuple[float, float]:
+    """(share of the teacher's moves the model plays, share where greedy's move is the teacher's)."""
+    if len(Y) == 0:
+        return float("nan"), float("nan")
+    hits = 0
+    for i in range(0, len(Y), chunk):
+        _, _, z, _ = _forward(w, X[i:i + chunk], G[i:i + chunk], M[i:i + chunk])
+        hits += int((z.argmax(axis=1) == Y[i:i + chunk]).sum())
+    return hits / len(Y), float((G == Y).mean())
+
+
+class Adam:
+    def __init__(self, w: dict, lr: float, weight_decay: float):
+        self.lr, self.wd, self.t = lr, weight_decay, 0
+        self.m = {k: np.zeros_like(v) for k, v in w.items()}
+        self.v = {k: np.zeros_like(v) for k, v in w.items()}
+
+    def step(self, w: dict, grad: dict) -> None:
+        self.t += 1
+        b1, b2 = 0.9, 0.999
+        for k in w:
+            g = grad[k] + (self.wd * w[k] if k in ("W1", "W2") else 0.0)
+            self.m[k] = b1 * self.m[k] + (1 - b1) * g
+            self.v[k] = b2 * self.v[k] + (1 - b2) * g * g
+            mh = self.m[k] / (1 - b1 ** self.t)
+            vh = self.v[k] / (1 - b2 ** self.t)
+            w[k] -= (self.lr * mh / (np.sqrt(vh) + 1e-8)).astype(w[k].dtype)
+
+
+# ---- evaluation -----------------------------------------------------------------------------------
+def win_rate(config: TrainConfig, w: dict, games: int, seed: int, threads: int | None = None) -> dict:
+    """The model against greedy, ``games`` per seat (one model seat), on run ``seed``."""
+    from runtime.runner import RunConfig, set_threads
+    from statsmodels.stats.proportion import proportion_confint
+    from .train_kernels import kernels
+
+    set_threads(threads)
+    k = kernels(config.game)
+    info = load_game(config.game).INFO
+    run = RunConfig.build(config.game, config.players, "greedy", dict(config.variant), seed)
+    total = 0.0
+    arr = {key: np.ascontiguousarray(v, dtype=np.float64) for key, v in w.items()}
+    for seat in range(config.players):
+        out = np.zeros(games, np.float64)
+        k["learner_batch"](run.params(), config.players, seed, 0, games, seat, arr["W1"], arr["b1"], arr["W2"],
+                           arr["b2"], arr["greedy_bonus"], 0.0, info.state_size(config.players), out)
+        total += float(out.sum())
+    n = games * config.players
+    lo, hi = proportion_confint(total, n, alpha=0.05, method="wilson")
+    return {"games": n, "win_rate": total / n, "ci_low": float(lo), "ci_high": float(hi)}
+
+
+# ---- the run ------------------------------------------------------------------------------------
+def _weights(model: Model) -> dict:
+    return {k: v.astype(np.float32) for k, v in model.arrays().items()}
+
+
+def _model(config: TrainConfig, w: dict, extra: Mapping[str, Any]) -> Model:
+    module = load_game(config.game)
+    meta = {"game": config.game, "players": config.players, "options": dict(config.variant),
+            "layout": layout_fingerprint(module), "version": MODEL_VERSION, "teacher": config.teacher,
+            "seed": config.seed, "teacher_games": config.teacher_games, "hidden": config.hidden, **extra}
+    return Model(*(np.asarray(w[k], np.float64) for k in Model.ARRAYS), meta=meta)
+
+
+def _save_state(path, config, w, opt, rng, epoch, curve, best):
+    tmp = path + ".tmp.npz"
+    arrays = {f"w_{k}": v for k, v in w.items()}
+    arrays.update({f"m_{k}": v for k, v in opt.m.items()})
+    arrays.update({f"v_{k}": v for k, v in opt.v.items()})
+    arrays.update({f"best_{k}": v for k, v in best["w"].items()})
+    info = {"config": config.identity(), "epoch": epoch, "t": opt.t, "rng": rng.bit_generator.state,
+            "curve": curve, "best_epoch": best["epoch"], "best_rate": best["rate"]}
+    np.savez(tmp, info=np.array(json.dumps(info)), **arrays)
+    os.replace(tmp, path)
+
+
+def _load_state(path, config, w, opt, rng):
+    with np.load(path, allow_pickle=False) as data:
+        info = json.loads(str(data["info"]))
+        if info["config"] != json.loads(json.dumps(config.identity())):
+            raise ValueError(f"{os.path.dirname(path) or '.'} holds a training with other settings "
+                             f"({info['config']}); use another --out")
+        for k in w:
+            w[k] = data[f"w_{k}"]
+            opt.m[k] = data[f"m_{k}"]
+            opt.v[k] = data[f"v_{k}"]
+        best_w = {k: data[f"best_{k}"] for k in w}
+    opt.t = info["t"]
+    rng.bit_generator.state = info["rng"]
+    return info["epoch"], info["curve"], {"w": best_w, "epoch": info["best_epoch"], "rate": info["best_rate"]}
+
+
+def _bar(total, desc, progress):
+    if not progress:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, desc=desc, unit="step", file=sys.stderr, leave=False)
+
+
+def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None = None,
+          progress: bool | None = None, log=None) -> dict:
+    """Run (or resume) the training of module docstring into ``out``; returns a summary."""
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if progress is None:
+        progress = sys.stderr.isatty()
+    os.makedirs(out, exist_ok=True)
+    info_path = os.path.join(out, "train.json")
+    if os.path.exists(info_path):
+        with open(info_path) as fh:
+            before = json.load(fh)
+        if before != json.loads(json.dumps(config.identity())):
+            raise ValueError(f"{out} holds a training with other settings; use another --out")
+    else:
+        with open(info_path, "w") as fh:
+            json.dump(config.identity(), fh, indent=1)
+    t0 = time.perf_counter()
+    chunks = math.ceil(config.teacher_games / teachers.CHUNK_GAMES)
+    bar = _bar(chunks * config.players, "teacher games", progress)
+    teachers.collect(config.game, config.players, config.variant, config.teacher, config.seed, chunks, out,
+                     workers, (lambda _: bar.update(1)) if bar else None)
+    if bar:
+        bar.close()
+    t_teacher = time.perf_counter() - t0
+    data = examples(config, out)
+    n = len(data["taken"])
+    if n == 0:
+        raise ValueError("the teacher's games gave no decision with a choice")
+    rng = np.random.default_rng(config.seed)
+    order = rng.permutation(n)
+    cut = int(n * (1 - config.holdout)) if n > 10 else n
+    tr, va = order[:cut], order[cut:]
+    X, G, M, Y = data["obs"], data["greedy"], data["legal"], data["taken"]
+    w = _weights(greedy_model(config.game, config.hidden, rng, scale=1.0 / math.sqrt(X.shape[1] / 8)))
+    opt = Adam(w, config.lr, config.weight_decay)
+    state_path = os.path.join(out, STATE_FILE)
+    eval_seed = config.seed + 1
+    if os.path.exists(state_path):
+        epoch, curve, best = _load_state(state_path, config, w, opt, rng)
+        log(f"resuming after epoch {epoch} of {config.epochs}")
+    else:
+        epoch, curve = 0, []
+        r = win_rate(config, w, config.eval_games, eval_seed, threads)
+        acc, agree = accuracy(w, X[va], G[va], M[va], Y[va])
+        curve.append({"epoch": 0, "steps": 0, "loss": float("nan"), "teacher_agreement": acc,
+                      "greedy_agreement": agree, **r, "seconds": time.perf_counter() - t0})
+        best = {"w": {k: v.copy() for k, v in w.items()}, "epoch": 0, "rate": r["win_rate"]}
+        _save_state(state_path, config, w, opt, rng, 0, curve, best)
+        log(f"epoch 0 (greedy): {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] against greedy")
+    steps_per_epoch = max(1, len(tr) // config.batch)
+    while epoch < config.epochs:
+        epoch += 1
+        perm = tr[rng.permutation(len(tr))]
+        bar = _bar(steps_per_epoch, f"epoch {epoch}", progress)
+        losses = []
+        for s in range(steps_per_epoch):
+            idx = np.sort(perm[s * config.batch:(s + 1) * config.batch])
+            loss, grad = loss_and_grad(w, X[idx], G[idx], M[idx], Y[idx])
+            opt.step(w, grad)
+            losses.append(loss)
+            if bar:
+                bar.update(1)
+        if bar:
+            bar.close()
+        r = win_rate(config, w, config.eval_games, eval_seed, threads)
+        acc, agree = accuracy(w, X[va], G[va], M[va], Y[va])
+        curve.append({"epoch": epoch, "steps": epoch * steps_per_epoch, "loss": float(np.mean(losses)),
+                      "teacher_agreement": acc, "greedy_agreement": agree, **r,
+                      "seconds": time.perf_counter() - t0})
+        if r["win_rate"] > best["rate"]:
+            best = {"w": {k: v.copy() for k, v in w.items()}, "epoch": epoch, "rate": r["win_rate"]}
+        _save_state(state_path, config, w, opt, rng, epoch, curve, best)
+        log(f"epoch {epoch}: loss {np.mean(losses):.4f}, plays the teacher's move {acc:.3f} (greedy {agree:.3f}); "
+            f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] against greedy")
+    model = _model(config, best["w"], {"epoch": best["epoch"], "examples": int(n)})
+    model_path = os.path.join(out, "model.npz")
+    save_model(model, model_path)
+    frame = pd.DataFrame(curve)
+    frame.to_csv(os.path.join(out, "curve.csv"), index=False)
+    plot_curve(frame, config, os.path.join(out, "curve.png"))
+    return {"model": model_path, "examples": int(n), "best_epoch": best["epoch"], "best_rate": best["rate"],
+            "teacher_seconds": t_teacher, "seconds": time.perf_counter() - t0, "curve": frame}
+
+
+def plot_curve(frame: pd.DataFrame, config: TrainConfig, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.errorbar(frame["epoch"], frame["win_rate"],
+                yerr=[frame["win_rate"] - frame["ci_low"], frame["ci_high"] - frame["win_rate"]],
+                marker="o", capsize=3, label="learned vs greedy (95% Wilson)")
+    ax.axhline(1.0 / config.players, color="grey", linestyle=":", label=f"fair share 1/{config.players}")
+    ax.set_xlabel("epoch (0 = the untrained network, which plays as greedy)")
+    ax.set_ylabel("win rate against greedy")
+    ax.set_title(f"{config.game}, {config.players} players: learned from {config.teacher}")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,130 @@
+"""Compiled loops of ``playlab train`` (plain-Python templates bound per game, like the
+engine): the teacher's recorded games replayed into training examples, and games of a
+model under training (weights as arguments, not constants) against greedy.
+
+Both use the engine's stream keys, so the replay walks exactly the recorded games, and the
+learner plays the decisions the compiled ``learned`` bot would (``bots.learned``:
+``score_legal`` and ``pick``, the same code)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numba import prange
+
+from bots.learned import greedy_globals, pick, score_legal
+from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
+
+
+def replay_examples(params, players, seed, start, count, actions, seat, obs_out, greedy_out, taken_out,
+                    legal_out, state_size):
+    """The recorded games ``start …`` of run ``seed`` (actions back to back) replayed; every
+    decision of ``seat`` with a choice becomes an example: its observation, greedy's move in
+    its view, the action taken and the legal ones (a 0/1 mask).  Returns the examples
+    written (stops when the buffers are full) and the actions used."""
+    state = np.empty(state_size, np.int64)
+    view = np.empty(state_size, np.int64)
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    rng = np.empty(players, np.int64)
+    gi = np.zeros((players, GREEDY_INTS), np.int64)  # noqa: F821
+    gf = np.zeros((players, GREEDY_FLOATS), np.float64)  # noqa: F821
+    k = 0
+    pos = 0
+    cap = obs_out.shape[0]
+    for g in range(count):
+        init(state, params, players, stream_key(seed, start + g, CHANCE_STREAM))  # noqa: F821
+        for s in range(players):
+            rng[s] = stream_key(seed, start + g, bot_stream(s))
+        while not is_terminal(state):  # noqa: F821
+            p = current_player(state)  # noqa: F821
+            a = actions[pos]
+            if p == seat and k < cap:
+                n = legal_actions(state, params, legal)  # noqa: F821
+                if n > 1:
+                    observe(state, p, view)  # noqa: F821
+                    observation(view, params, p, obs_out[k])  # noqa: F821
+                    greedy_out[k] = -1
+                    if HAS_GREEDY:  # noqa: F821
+                        greedy_out[k] = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, p,  # noqa: F821
+                                                      gi, gf)
+                    taken_out[k] = a
+                    for i in range(legal_out.shape[1]):
+                        legal_out[k, i] = 0
+                    for i in range(n):
+                        legal_out[k, legal[i]] = 1
+                    k += 1
+            apply(state, params, a)  # noqa: F821
+            pos += 1
+    return k, pos
+
+
+def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temperature, state, view,
+                 legal, rng, gi, gf, obs, hidden, logits, returns_out):
+    """Game ``index`` of run ``seed``: the model in ``seat``, greedy elsewhere; the seats'
+    returns into ``returns_out``."""
+    init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
+    for s in range(players):
+        rng[s] = stream_key(seed, index, bot_stream(s))
+    while not is_terminal(state):  # noqa: F821
+        p = current_player(state)  # noqa: F821
+        n = legal_actions(state, params, legal)  # noqa: F821
+        observe(state, p, view)  # noqa: F821
+        if n == 1:
+            a = legal[0]
+        else:
+            g = -1
+            if HAS_GREEDY:  # noqa: F821
+                g = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, p, gi, gf)  # noqa: F821
+            if p != seat:
+                a = g
+            else:
+                observation(view, params, p, obs)  # noqa: F821
+                score_legal(obs, g, legal, n, W1, b1, W2, b2, bonus, hidden, logits)
+                a = pick(logits, legal, n, temperature, rng, p)
+        apply(state, params, a)  # noqa: F821
+    returns(state, params, players, returns_out)  # noqa: F821
+
+
+def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bonus, temperature, state_size,
+                  out):
+    """Games ``start … start+count-1`` (``learner_game``), in parallel; ``out[g]`` = the
+    learner seat's return (1 a win, 1/k a k-way shared win, 1/players a truncated game)."""
+    chunk = 16
+    nchunks = (count + chunk - 1) // chunk
+    for c in prange(nchunks):
+        state = np.empty(state_size, np.int64)
+        view = np.empty(state_size, np.int64)
+        legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+        rng = np.empty(players, np.int64)
+        gi = np.zeros((players, GREEDY_INTS), np.int64)  # noqa: F821
+        gf = np.zeros((players, GREEDY_FLOATS), np.float64)  # noqa: F821
+        obs = np.zeros(OBS_N, np.float64)  # noqa: F821
+        hidden = np.zeros(b1.shape[0], np.float64)
+        logits = np.zeros(NUM_ACTIONS, np.float64)  # noqa: F821
+        ret = np.zeros(players, np.float64)
+        lo = c * chunk
+        hi = min(count, lo + chunk)
+        for g in range(lo, hi):
+            learner_game(params, players, seed, start + g, seat, W1, b1, W2, b2, bonus, temperature, state, view,
+                         legal, rng, gi, gf, obs, hidden, logits, ret)
+            out[g] = ret[seat]
+
+
+TEMPLATES = (replay_examples, learner_game, learner_batch)
+JIT_OPTIONS = {"learner_batch": {"parallel": True}}
+
+
+@lru_cache(maxsize=None)
+def kernels(game_name: str):
+    """The loops compiled for ``game_name`` (cached on disk like every bound copy)."""
+    from bots.registry import bot_entry, bots_for, source_digest
+    from simcore.games import load_game
+    from simcore.protocol import bind_functions
+
+    module = load_game(game_name)
+    extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions)}
+    digest = source_digest((replay_examples, score_legal.py_func))
+    if any(b.name == "greedy" for b in bots_for(game_name)):
+        digest += bot_entry(game_name, "greedy").digest
+    return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",
+                          jit_options=JIT_OPTIONS)

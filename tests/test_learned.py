@@ -1,0 +1,122 @@
+"""Issue 25: the learned bot's model files, their checks, and `playlab train`'s reproducibility.
+(The conformance suite, tests/test_conformance.py, runs the no-peeking battery on `learned`
+with every other bot of each game.)"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bots.learned import (Model, ModelError, check_model, greedy_model, load_model, read_model,
+                          save_model)
+from bots.registry import parse_bot
+from playlab.cli import main
+
+
+def random_model(game, seed=3, hidden=8):
+    m = greedy_model(game, hidden, np.random.default_rng(seed), scale=0.3)
+    rng = np.random.default_rng(seed + 1)
+    m.W2 = rng.normal(0, 0.3, m.W2.shape)
+    m.b2 = rng.normal(0, 0.3, m.b2.shape)
+    m.greedy_bonus = np.array([0.7])
+    m.meta.update({"teacher": "mcts", "seed": seed, "players": 2, "options": {}})
+    return m
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_model_round_trips_through_its_file(tmp_path):
+    m = random_model("sequence-stacks")
+    path = str(tmp_path / "m.npz")
+    save_model(m, path)
+    back = read_model(path)
+    assert back.meta == json.loads(json.dumps(m.meta))
+    for k in Model.ARRAYS:
+        # the weight matrices are stored as float32 (the shipped files stay small)
+        np.testing.assert_allclose(getattr(back, k), getattr(m, k), rtol=1e-6, atol=1e-7)
+    check_model(back, "sequence-stacks", path)
+    bot = parse_bot("sequence-stacks", f"learned:model={path}:temperature=0.5")
+    assert bot.label == f"learned:model={path}:temperature=0.5"
+    assert bot.name.startswith("learned-") and bot.name != "learned"
+    # a run travels to processes and Dask workers as its specs: the model as its path
+    import pickle
+    from runtime.runner import RunConfig
+    config = RunConfig.build("sequence-stacks", 2, [bot.label, "greedy"], None, 3)
+    back_config = pickle.loads(pickle.dumps(config))
+    assert back_config.bot_labels == config.bot_labels and back_config.kernel_key == config.kernel_key
+    # the same file parses to the same compiled copy; another model to another
+    assert parse_bot("sequence-stacks", f"learned:model={path}").name == bot.name
+    m.b2 = m.b2 + 1.0
+    other = str(tmp_path / "other.npz")
+    save_model(m, other)
+    assert parse_bot("sequence-stacks", f"learned:model={other}").name != bot.name
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: m.meta.update(game="moon"), "trained for moon, not sequence-stacks"),
+    (lambda m: m.meta.update(layout="0123456789ab"), "another observation layout"),
+    (lambda m: m.meta.update(version=0), "model version 0"),
+    (lambda m: setattr(m, "b2", m.b2[:5]), "array b2 has shape (5,)"),
+])
+def test_a_mismatched_model_is_one_error_line(tmp_path, capsys, change, message):
+    m = random_model("sequence-stacks")
+    change(m)
+    path = str(tmp_path / "bad.npz")
+    save_model(m, path)
+    with pytest.raises(ModelError, match="bot learned"):
+        check_model(read_model(path), "sequence-stacks", path)
+    code, out, err = run(capsys, "play", "sequence-stacks", "--bots", f"learned:model={path},greedy", "--games", 3)
+    lines = err.strip().splitlines()
+    assert code != 0 and len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], err
+    assert out == ""
+
+
+def test_a_file_that_is_no_model_is_one_error_line(tmp_path, capsys):
+    path = tmp_path / "junk.npz"
+    path.write_bytes(b"not a zip file")
+    code, out, err = run(capsys, "play", "sequence-stacks", "--bots", f"learned:model={path},greedy")
+    assert code != 0 and err.startswith("error: bot learned:") and "not a learned model" in err
+    code, out, err = run(capsys, "play", "sequence-stacks", "--bots", f"learned:model={tmp_path}/none.npz,greedy")
+    assert code != 0 and err.strip() == f"error: bot learned: no model file {tmp_path}/none.npz"
+
+
+def test_every_game_has_a_model_that_fits():
+    """The shipped model, or for a game without one the untrained network (greedy's moves)."""
+    for game in ("moon", "shifting-stones", "sequence-stacks"):
+        m = load_model(game)
+        check_model(m, game, "shipped")
+        assert m.meta["game"] == game
+
+
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    from experiments.train import TrainConfig, train
+
+    config = TrainConfig("sequence-stacks", 2, {}, "greedy:block_threshold=3", 7, teacher_games=8, epochs=1,
+                         hidden=4, eval_games=16)
+    a = train(config, str(tmp_path / "a"), workers=1, threads=1, progress=False, log=lambda m: None)
+    b = train(config, str(tmp_path / "b"), workers=1, threads=1, progress=False, log=lambda m: None)
+    ma, mb = read_model(a["model"]), read_model(b["model"])
+    for k in Model.ARRAYS:
+        np.testing.assert_array_equal(getattr(ma, k), getattr(mb, k))
+    assert ma.meta == mb.meta and ma.meta["teacher"] == "greedy:block_threshold=3" and ma.meta["seed"] == 7
+    cols = ["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]
+    assert a["curve"][cols].equals(b["curve"][cols])
+    assert a["examples"] > 50 and len(a["curve"]) == 2
+    # a rerun resumes (nothing left to do) to the same model; other settings are refused
+    c = train(config, str(tmp_path / "a"), workers=1, threads=1, progress=False, log=lambda m: None)
+    np.testing.assert_array_equal(read_model(c["model"]).W1, ma.W1)
+    other = TrainConfig(**{**config.identity(), "seed": 8})
+    with pytest.raises(ValueError, match="other settings"):
+        train(other, str(tmp_path / "a"), workers=1, threads=1, progress=False, log=lambda m: None)
+
+
+def test_train_refuses_a_bad_teacher_in_one_line(tmp_path, capsys):
+    code, out, err = run(capsys, "train", "sequence-stacks", "--teacher", "nonsense", "--out", tmp_path / "t")
+    assert code != 0 and err.strip().startswith("error: unknown bot 'nonsense'") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t").exists()
