@@ -164,6 +164,13 @@ from simcore.rng import popcount
 # between its kernels then passes the arrays without atomic increments and decrements
 # (measured: about 7% of a greedy decision).
 kernel = functools.partial(njit, cache=True, _nrt=False)
+# Constants passed between the kernels go as typed values, never as literals: Numba compiles a
+# separate copy of a callee for each literal argument (``f(x, True)`` and ``f(x, flag)`` are
+# two compilations), which tripled the cold compile of ``build_list``.
+YES = np.bool_(True)
+NO = np.bool_(False)
+ONE = np.int64(1)
+NONE = np.int64(-1)
 
 # bot parameter slots (bot_params[seat, i])
 P_DEPTH = 0
@@ -504,7 +511,7 @@ def _level3(params, grid, lo, hi, spare, cost, cv, acc):
     for m1 in range(MOVES):
         g1 = do_move(grid, m1)
         pts, n, mlo, mhi, touched = hand_pass(params, g1, lo, hi, acc)
-        _take_best(acc, touched, -1, 0.0)  # only clears
+        _take_best(acc, touched, NONE, 0.0)  # only clears
         left = spare - 1 - n
         if left < 0:
             continue
@@ -617,7 +624,7 @@ def _new_rows(s, grid, cells, wrong, value):
 
 
 @kernel
-def build_list(params, grid, lo, hi, s, with_new, reuse=False):
+def build_list(params, grid, lo, hi, s, with_new, reuse):
     """Write the hand's placements at ``grid`` to scratch (layout above): per card its
     completions, per placement its completions, per move the points and count of the
     cards it completes.  With ``with_new``, also for each placement the first moves
@@ -1035,7 +1042,7 @@ def plan(params, grid, lo, hi, spare, depth, cost, cv, s):
     list size).  Depth 2 runs over the placement list when it fits in scratch; the list
     size is -1 when it did not run."""
     if max(1, min(depth, spare - 1)) == 2:
-        slots, rows = build_list(params, grid, lo, hi, s, True)
+        slots, rows = build_list(params, grid, lo, hi, s, YES, NO)
         if slots >= 0:
             v, m = _level2_list(params, grid, slots, rows, spare, cost, cv, s)
             return v, m, slots
@@ -1199,7 +1206,7 @@ def _payer(params, grid, lo, hi, m1, depth, cv, s):
     left = depth
     while True:
         _, n, mlo, mhi, touched = hand_pass(params, g, rest_lo, rest_hi, s)
-        _take_best(s, touched, -1, 0.0)  # only clears
+        _take_best(s, touched, NONE, 0.0)  # only clears
         keep_lo |= mlo
         keep_hi |= mhi
         rest_lo &= ~mlo
@@ -1261,7 +1268,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         spare = state[HAND_N + seat] + 1
         if replan == 0 and state[TURN_ACTIONS] > 1 and min(depth, spare - 1) >= 2:
             # as the discard was decided: a single move that pays first
-            v, m = search(params, grid, lo, hi, spare, 1, 0.0, cv, scratch)
+            v, m = search(params, grid, lo, hi, spare, ONE, 0.0, cv, scratch)
             if v > EPS:
                 return m
         _, m, _ = plan(params, grid, lo, hi, spare, depth, 0.0, cv, scratch)
@@ -1300,7 +1307,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         scratch[MC_MATCH_LO] = scratch[NX_KEEP_LO]
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1
-        return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
+        return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), YES)
     first = state[TURN_ACTIONS] == 0 and d >= 1
     bot = h | (depth << 8)
     cv_bits = _float_bits(card_value)
@@ -1313,19 +1320,19 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
     rows = np.int64(0)
     if d == 2:
         # the quick look needs only the completions; the full search the new rows too
-        slots, rows = build_list(params, grid, lo, hi, scratch, not quick)
+        slots, rows = build_list(params, grid, lo, hi, scratch, not quick, NO)
     if slots >= 0:
         if quick:
             best, m1 = _best_single(scratch, h, cv)
             mode = 1
             if best <= EPS:  # the same list, now with the rows
-                slots, rows = build_list(params, grid, lo, hi, scratch, True, True)
+                slots, rows = build_list(params, grid, lo, hi, scratch, YES, YES)
         if mode == 0 or best <= EPS:
             best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
             mode = 2
     elif d >= 1:
         if quick:
-            best, m1 = search(params, grid, lo, hi, h, 1, cv, cv, scratch)
+            best, m1 = search(params, grid, lo, hi, h, ONE, cv, cv, scratch)
             if best > EPS:
                 d = 1
         if not quick or d > 1:

@@ -72,7 +72,7 @@ def choose_action(bot_kind, bot_params, state, params, rng, seat, imem, fmem, vi
 
 def start_game(state, params, players, seed, index, rng):
     """Deal game ``index`` of run ``seed`` and seed every seat's bot stream."""
-    init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
+    init(state, params, players, stream_key(seed, index, np.int64(CHANCE_STREAM)))  # noqa: F821 (typed, not a literal: one copy of stream_key)
     for s in range(players):
         rng[s] = stream_key(seed, index, bot_stream(s))
 
