@@ -310,7 +310,7 @@ def _float_bits(typingctx, x):
     return types.int64(types.float64), codegen
 
 
-@kernel(inline="always")
+@kernel
 def do_move(grid, m):
     """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
     if m < FLIP_BASE:
@@ -318,7 +318,7 @@ def do_move(grid, m):
     return flip_cell(grid, m - FLIP_BASE)
 
 
-@kernel(inline="always")
+@kernel
 def _without(lo, hi, c):
     if c < HALF:
         return lo & ~(np.int64(1) << c), hi
@@ -354,7 +354,7 @@ def _pext(typingctx, v, mask):
     return types.int64(types.int64, types.int64), codegen
 
 
-@kernel(inline="always")
+@kernel
 def _compress_shifts(v):
     """Bits 0, 3, 6, ..., 27 of v as bits 0..9."""
     v &= LOW_BITS
@@ -364,7 +364,7 @@ def _compress_shifts(v):
     return (v ^ (v >> 16)) & 0x3FF
 
 
-@kernel(inline="always")
+@kernel
 def _compress_pext(v):
     return _pext(v, np.int64(LOW_BITS))
 
@@ -374,7 +374,7 @@ def _compress_pext(v):
 _compress = _compress_pext if FAST_PEXT else _compress_shifts
 
 
-@kernel(inline="always")
+@kernel
 def analyse(grid, mask, value):
     """One placement at ``grid``: MATCHED if it matches, else the set (bit m) of the moves
     after which it would.  Branch-free (the cases are selected by masks).
@@ -403,7 +403,7 @@ def analyse(grid, mask, value):
     return comp | (np.int64(x_bits == 0) << 62)
 
 
-@kernel(inline="always")
+@kernel
 def completions(params, grid, c):
     """MATCHED if card ``c`` matches ``grid``, else the moves after which it would."""
     comp = np.int64(0)
@@ -543,24 +543,24 @@ def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
 
 
 # ---- the depth-2 search over a placement list -------------------------------------------------
-@kernel(inline="always")
+@kernel
 def _face(grid, x):
     return (grid >> (3 * x)) & 7
 
 
-@kernel(inline="always")
+@kernel
 def _puts(s, z, f):
     """The moves after which cell ``z`` shows face ``f`` and did not before (0 for the
     dummy cell 9)."""
     return s[PU + 8 * z + f]
 
 
-@kernel(inline="always")
+@kernel
 def _set_puts(s, z, f, bits):
     s[PU + 8 * z + f] |= bits
 
 
-@kernel(inline="always")
+@kernel
 def _new_rows(s, grid, cells, wrong, value):
     """The first moves after which a placement (cells, wrong cells: 9-bit sets; wanted
     faces) could match or gain a completion: a superset, as the second move has to fix
@@ -728,7 +728,7 @@ def _best_single(s, spare, cost):
     return best, best_m
 
 
-@kernel(inline="always")
+@kernel
 def _build_puts(grid, s):
     """Which moves put which face where (PU); returns the moves that change a face of
     each tile kind (k0..k3)."""
@@ -763,7 +763,7 @@ def _build_puts(grid, s):
     return k0, k1, k2, k3
 
 
-@kernel(inline="always")
+@kernel
 def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
     """(new, lose) of one placement (see ``build_list``)."""
     x_bits = (grid ^ value) & mask
@@ -797,13 +797,13 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
     return new, lose
 
 
-@kernel(inline="always")
+@kernel
 def _root_acc(s, m):
     """(points << 5) + count of the cards move m completes from the search's grid."""
     return s[R0 + m]
 
 
-@kernel(inline="always")
+@kernel
 def _most_points(s):
     """The most points one move completes from the search's grid (only the moves in U0
     complete anything)."""
@@ -815,7 +815,7 @@ def _most_points(s):
     return r
 
 
-@kernel(inline="always")
+@kernel
 def _row(params, grid, m1, slots, s):
     """The cards after first move ``m1`` (the list built for ``grid``, where m1 is one of
     the moves worth trying): returns (points, count) of the cards that match and
@@ -850,7 +850,7 @@ def _row(params, grid, m1, slots, s):
     return pts, n, changed
 
 
-@kernel(inline="always")
+@kernel
 def _changed_card(s, ch):
     """For the lowest card of the set ``ch`` (none: a void card 0): (its points and count
     as in R0, its completions at the search's grid, after the first move), the rest of ch."""
@@ -860,7 +860,7 @@ def _changed_card(s, ch):
     return add, s[BASE + CARD_W * k + 1] & valid, s[BASE + CARD_W * k + 2] & valid, ch & (ch - 1)
 
 
-@kernel(inline="always")
+@kernel
 def _best_last(s, changed, limit, cost):
     """Best second move after ``_row``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
@@ -918,7 +918,7 @@ def _best_last(s, changed, limit, cost):
     return best, best_m, over
 
 
-@kernel(inline="always")
+@kernel
 def _bound(s, m, r, reach, cost, cv):
     """What first move m is worth at most (see ``_rows_best``)."""
     a = s[GAIN + m]
@@ -1129,7 +1129,7 @@ def _payer_single(params, grid, lo, hi, m1, slots, s):
 
 
 # ---- which card pays ------------------------------------------------------------------------------
-@kernel(inline="always")  # called per card: the call cost about as much as its loop
+@kernel  # called per card: the call cost about as much as its loop
 def _far(params, grid, c):
     """Wrong cells of card c's best placement at ``grid``."""
     best = 9
@@ -1365,4 +1365,6 @@ def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                   bot_params[seat, P_SKIP_THRESHOLD], np.int64(bot_params[seat, P_REPLAN]), imem[seat])
 
 
-register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",))
+# the policy is a call of ``greedy``: inlined into the engine's link (one compiled copy less)
+register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",),
+             jit_options={"greedy_policy": {"inline": "always", "_nrt": False}})
