@@ -549,14 +549,17 @@ def poisson_weights(seed: int, n_boot: int, deals) -> np.ndarray:
     used for data seen once, in pieces).  Each count depends only on (seed, resample,
     deal), so the games of a deal may arrive in any chunk, in any order."""
     d = np.asarray(deals, dtype=np.int64).astype(np.uint64)
-    b = np.arange(n_boot, dtype=np.uint64)[:, None]
     with np.errstate(over="ignore"):
-        x = _mix64(_mix64(np.uint64(seed) * _GOLDEN + b) + d[None, :] * _GOLDEN)
-    u = (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-    k = np.zeros(u.shape, np.uint8)
-    for c in _POISSON1_CDF[:-1]:
-        k += u >= c
-    return k
+        rows = _mix64(np.uint64(seed) * _GOLDEN + np.arange(n_boot, dtype=np.uint64))[:, None]
+        out = np.zeros((n_boot, len(d)), np.uint8)
+        step = 4096  # deals at a time: the 64-bit temporaries stay a few MB
+        for lo in range(0, len(d), step):
+            x = _mix64(rows + d[None, lo:lo + step] * _GOLDEN)
+            u = (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+            k = out[:, lo:lo + step]
+            for c in _POISSON1_CDF[:-1]:
+                k += u >= c
+    return out
 
 
 def ratings_from_orders(bots, codes, ranks, counts, boot_counts, n_deals: int, games_played, alpha: float = 0.05,
