@@ -320,8 +320,8 @@ def bidder_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                   np.int64(bot_params[seat, P_TRUMP_RULE]), bot_params[seat, P_OFFSUIT_WEIGHT])
 
 
-register_bot(GREEDY_SPEC, greedy_policy, games=("moon",))
-register_bot(BIDDER_SPEC, bidder_policy, games=("moon",))
+register_bot(GREEDY_SPEC, greedy_policy, games=("moon",), legal=False)  # it finds its own moves
+register_bot(BIDDER_SPEC, bidder_policy, games=("moon",), legal=False)
 
 # the generic bots' defaults here.  mcts: decisions whose lowest legal action is a discard, a
 # bid or a trump go to greedy and the search plays the tiles (searched bidding almost never

@@ -119,6 +119,7 @@ class BotEntry:
     extra: Callable | None = None       # extra(game module) -> {global name: value}
     jit_options: Mapping[str, dict] = field(default_factory=dict)  # per function name
     sees: str = "view"                  # "view" (the default) or "state" (see register_bot)
+    legal: bool = True                  # the engine hands it the legal actions (see register_bot)
     plugin: str | None = None           # the plugin that registered it (None: built in)
     digest: str = ""                    # hash of the sources it was compiled from
 
@@ -159,7 +160,7 @@ def source_digest(functions: Sequence[Callable]) -> str:
 
 def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] = ALL_GAMES,
                  helpers: Sequence[Callable] = (), requires: Sequence[str] = (), extra: Callable | None = None,
-                 jit_options: Mapping[str, dict] | None = None, sees: str = "view",
+                 jit_options: Mapping[str, dict] | None = None, sees: str = "view", legal: bool = True,
                  defaults: Mapping[str, Mapping[str, Any]] | None = None) -> BotEntry:
     """Register the compiled bot ``spec`` with its ``policy`` (module docstring) for
     ``games`` (names, or ``ALL_GAMES``).
@@ -167,7 +168,9 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     ``sees="state"`` hands the policy the real state instead of the view, for a bot whose
     author vouches that it reads only its seat's part and wants to skip the view's copy;
     ``playlab check`` verifies that it decides the same under every resampling of what its
-    seat cannot know.  ``defaults`` sets per-game parameter defaults
+    seat cannot know.  ``legal=False`` is for a policy that finds its own moves: the engine
+    does not list the legal actions before each decision (``n`` is 0) — in Sequence Stacks
+    that listing costs more than the greedy bot's whole decision.  ``defaults`` sets per-game parameter defaults
     (``{game: {parameter: value}}``)."""
     from simcore.plugin_context import current_plugin
     from simcore.protocol import PROTOCOL_FUNCTIONS
@@ -195,7 +198,7 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
         # a plugin's policy may allocate: reference counting on unless it says otherwise
         opts.setdefault(fns[-1].__name__, {}).setdefault("_nrt", True)
     entry = BotEntry(spec, fns[-1], games, tuple(fns[:-1]), tuple(requires), extra, opts,
-                     sees, plugin, source_digest(fns))
+                     sees, bool(legal), plugin, source_digest(fns))
     for other in _BOTS:
         if other.spec.name == name and (other.games == ALL_GAMES or games == ALL_GAMES
                                         or set(other.games) & set(games)):

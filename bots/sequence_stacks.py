@@ -414,11 +414,15 @@ def greedy(bot_params, state, params, seat):
 
 
 def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
-    """``greedy`` on the seat's view.  It keeps no working memory."""
+    """``greedy`` on the state (it reads only its seat's part: registered below with
+    ``sees="state"``).  It keeps no working memory."""
     return greedy(bot_params, view, params, seat)
 
 
-register_bot(GREEDY_SPEC, greedy_policy, games=("sequence-stacks",))
+# it finds its own moves, and reads the state itself: handing it the view (a copy of the
+# 1,071-word state, discard piles included) made it 1.5-2.1x slower (README, "Bring your own
+# bot"); `playlab check` holds it to its seat's part under resampling, as any such bot
+register_bot(GREEDY_SPEC, greedy_policy, games=("sequence-stacks",), legal=False, sees="state")
 # mcts searches flat: UCB over the root's actions with greedy rollouts.  Opponents' hands
 # decide their replies, and a tree node below the root holds the reply that was best in the
 # world that expanded it; flat search beat every tree measured (README, MCTS).

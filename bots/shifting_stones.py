@@ -1365,6 +1365,7 @@ def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                   bot_params[seat, P_SKIP_THRESHOLD], np.int64(bot_params[seat, P_REPLAN]), imem[seat])
 
 
-# the policy is a call of ``greedy``: inlined into the engine's link (one compiled copy less)
-register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",),
+# the policy is a call of ``greedy``: inlined into the engine's link (one compiled copy less);
+# it finds its own moves
+register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False,
              jit_options={"greedy_policy": {"inline": "always", "_nrt": False}})

@@ -42,6 +42,10 @@ class ClusterError(ValueError):
     pass
 
 
+class ExecutorError(ClusterError):
+    """The cluster stopped delivering results; the study layer adds what is stored."""
+
+
 def _distributed():
     try:
         import distributed
@@ -100,6 +104,19 @@ def worker_setup(configs, threads: int | None) -> dict[str, Any]:
             "threads": int(threads or numba.config.NUMBA_NUM_THREADS), "cores": os.cpu_count()}
 
 
+def _check_address(distributed, address) -> None:
+    """An address Dask cannot parse is refused before a Client exists (a Client that fails
+    in its constructor prints a traceback from ``__del__`` 20 s later)."""
+    from distributed.comm import parse_address
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, _ = parse_address(str(address))
+        get_backend(scheme)
+    except (ValueError, TypeError) as exc:
+        raise ClusterError(f"--cluster {address}: {exc}; give tcp://HOST:PORT of a `dask scheduler`") from None
+
+
 class DaskExecutor:
     """Tasks on the Dask scheduler at ``address`` (or through an existing ``client``)."""
 
@@ -111,6 +128,12 @@ class DaskExecutor:
         self.threads = threads
         self._own = client is None
         if client is None:
+            _check_address(distributed, address)
+            # a lost scheduler is reported as one error line by the study (with what is
+            # stored); the client's own log would add tracebacks of its reconnection attempts
+            import logging
+
+            logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
             try:
                 client = distributed.Client(address, timeout=timeout, set_as_default=False)
             except (OSError, TimeoutError) as exc:
@@ -177,6 +200,12 @@ class DaskExecutor:
         try:
             for future, result in queue:
                 task = by_key.pop(future.key)
+                if future.status != "finished" or isinstance(result, BaseException):
+                    # the scheduler went away (its futures are cancelled) or the task failed
+                    why = (f"lost the Dask scheduler at {self.address}" if future.status == "cancelled" or
+                           type(result).__name__ in ("FutureCancelledError", "CancelledError", "CommClosedError")
+                           else f"a task failed on the cluster: {type(result).__name__}: {result}")
+                    raise ExecutorError(why)
                 future.release()
                 submit_next()
                 yield task, result

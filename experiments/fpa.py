@@ -199,11 +199,13 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
                          "win_rate": wins[k] / decided if decided else np.nan,
                          "ci_low": float(lo[k]), "ci_high": float(hi[k]),
                          "win_share": float(c @ share[:, k] / decided) if decided else np.nan, "fair": 1.0 / n})
+        sole = np.rint(c[~shared] @ w[~shared]).astype(np.int64)
         chi2, p = (np.nan, np.nan)
-        if decided and wins.sum() >= decided:
-            chi2, p = stats.seat_equality_test(wins, decided)
+        if sole.sum():
+            chi2, p = stats.seat_equality_test(sole)
         test = {"players": n, "games": collector.games.get(n, 0), "decided": decided,
-                "truncated": collector.truncated.get(n, 0), "chi2": chi2, "p_equal_seats": p,
+                "truncated": collector.truncated.get(n, 0), "sole_wins": int(sole.sum()),
+                "shared": int(c[shared].sum()), "chi2": chi2, "p_equal_seats": p,
                 "p_first_vs_fair": first_vs_fair(share[:, 0], n, c)}
         if decided >= 2:
             diff, se_paired = _weighted_mean_sem(w[:, 0] - w[:, n - 1], c)
@@ -243,10 +245,11 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
                      "`shared_wins`), so a player count's win rates add up to more than 1; `win_share` splits "
                      "each shared win among its sharers and is the figure to hold against the fair 1/n")
     lines.append("")
-    lines.append("equal seats (chi-square on the win counts, Holm-adjusted over player counts); seat 0's win "
+    lines.append("equal seats (chi-square on the games one seat won alone, `sole_wins`: exactly multinomial under "
+                 "equal seats; the `shared` games are left out of it; Holm-adjusted over player counts); seat 0's win "
                  "share vs 1/n (t-test); first minus last seat's win rate on the same games with its paired SE "
                  "(the seats compete in each game, so pairing widens it) and the unpaired one:")
-    cols = [c for c in ("players", "decided", "truncated", "chi2", "p_equal_seats", "p_holm", "p_first_vs_fair",
+    cols = [c for c in ("players", "decided", "truncated", "sole_wins", "shared", "chi2", "p_equal_seats", "p_holm", "p_first_vs_fair",
                         "first_minus_last", "se_paired", "se_unpaired") if c in tables["fpa_tests"]]
     lines.append(tables["fpa_tests"][cols].to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     trunc = int(tables["fpa_tests"]["truncated"].sum())

@@ -28,7 +28,7 @@ import pandas as pd
 
 from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, StudyStore, content_identity, write_atomically
+from .store import DEFAULT_CHUNK, MAX_GAMES, StudyStore, content_identity, write_atomically
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -45,6 +45,16 @@ class Task:
     @property
     def key(self) -> tuple[int, int]:
         return (self.run, self.start)
+
+
+# told the phase a study is in ("simulation", "summarising": reading stored chunks back), so
+# that a stop can say where it happened (set by the command line)
+PHASE_HOOK: Callable[[str], None] | None = None
+
+
+def _phase(name: str) -> None:
+    if PHASE_HOOK is not None:
+        PHASE_HOOK(name)
 
 
 # a task is played in kernel calls of growing size, each aiming at about this long, so Ctrl-C
@@ -116,6 +126,9 @@ class Study:
     seed: int
     chunk: int = DEFAULT_CHUNK
     meta: dict = field(default_factory=dict)
+    # the configurations played now (None: all).  `playlab balance` declares every variant
+    # up front (one store, one identity) and plays on only the ones still undecided.
+    active: tuple[int, ...] | None = None
 
     def __post_init__(self):
         if not self.configs:
@@ -125,16 +138,20 @@ class Study:
             raise ValueError("every configuration of a study shares the study's seed")
         if self.games < 1:
             raise ValueError(f"--games must be >= 1, not {self.games}")
+        if self.games > MAX_GAMES:
+            raise ValueError(f"--games must be at most {MAX_GAMES:,} (what the results store can name), "
+                             f"not {self.games}")
 
     def tasks(self, games: int | None = None) -> list[Task]:
         """Chunk-major order: all configurations of deals [s, s+chunk) before the next
         chunk, so paired results arrive together and a partial study covers every
         configuration on the same deals."""
         games = self.games if games is None else games
+        runs = range(len(self.configs)) if self.active is None else self.active
         out = []
         for start in range(0, games, self.chunk):
             count = min(self.chunk, games - start)
-            out += [Task(r, c, start, count) for r, c in enumerate(self.configs)]
+            out += [Task(r, self.configs[r], start, count) for r in runs]
         return out
 
     def identity(self) -> dict:
@@ -210,7 +227,7 @@ class Interrupted(KeyboardInterrupt):
 def store_note(store: StudyStore, study: Study) -> str | None:
     """What a run of ``study.games`` games per configuration does with a store that holds
     more or fewer of them (the first configuration stands for all: they advance together)."""
-    have = store.stored_games(0)
+    have = store.stored_games(0 if study.active is None else study.active[0])
     want = study.games
     if have == 0 or have == want:
         return None
@@ -247,6 +264,10 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             tasks = study.tasks()
         note = store_note(store, study)
         todo = [t for t in tasks if not store.has(t)]
+        if store.repairs:
+            repair = (f"recomputing {len(store.repairs)} damaged chunk(s) of {store.path}: "
+                      f"{'; '.join(store.repairs[:5])}" + (" …" if len(store.repairs) > 5 else ""))
+            note = f"{note}; {repair}" if note else repair
     else:
         todo = tasks
     done_keys = {t.key for t in todo}
@@ -273,23 +294,33 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             frames.append(frame)
 
     t0 = time.perf_counter()
-    written = 0
+    _phase("simulation")
     try:
         for task, frame in executor.map(run_task, todo):
             frame = align(frame, columns)
             if store is not None:
                 store.write(task, frame)
-                written += task.count
             take(task, frame)
             if bar is not None:
                 bar.update(task.count)
+    except Exception as exc:
+        if type(exc).__name__ != "ExecutorError":
+            raise
+        if bar is not None:
+            bar.close()
+            bar = None
+        kept = store.kept(tasks) if store is not None else 0
+        where = (f"{kept} of {sum(t.count for t in tasks)} games are stored in {store.path}; rerun the same command "
+                 "(with a working --cluster, or without it) to resume") if store is not None else \
+            "nothing was kept (--out DIR keeps finished chunks to resume)"
+        raise type(exc)(f"{exc}; {where}") from None
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
             bar = None
         if store is None:
             raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
-        kept = sum(t.count for t in tasks) - sum(t.count for t in todo) + written
+        kept = store.kept(tasks)  # chunks written, and recorded, before the stop took effect
         total = sum(t.count for t in tasks)
         raise Interrupted(f"interrupted: {kept} of {total} games are stored in {store.path}; "
                           "rerun the same command to resume") from None
@@ -298,6 +329,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             bar.close()
     seconds = time.perf_counter() - t0
     stored = 0
+    _phase("summarising")
     for task in tasks:
         if task.key not in done_keys:
             take(task, store.read(task))

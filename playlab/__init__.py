@@ -15,6 +15,26 @@ Registration imports nothing heavy; the rest loads on first use.  The command li
 """
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
+
+def _stop_during_start_up(signum, frame):
+    _os.write(2, b"error: interrupted during start-up; nothing was run, no games are stored\n")
+    _os._exit(130)
+
+
+# the `playlab` program: Ctrl-C or SIGTERM while its modules load is one line, not an import
+# traceback (playlab.cli.main installs the real handlers as soon as it starts)
+if _sys.argv and (_os.path.basename(_sys.argv[0]) == "playlab"
+                  or _sys.argv[0].endswith(_os.path.join("playlab", "cli.py"))):
+    import signal as _signal
+    import threading as _threading
+
+    if _threading.current_thread() is _threading.main_thread():
+        _signal.signal(_signal.SIGINT, _stop_during_start_up)
+        _signal.signal(_signal.SIGTERM, _stop_during_start_up)
+
 from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot, set_bot_defaults
 from simcore.games import register_game
 from simcore.options import Option

@@ -4,11 +4,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import sys
 
 import click
 
+from . import stopping
 from simcore.options import format_value, parse_variant_args, players_text
 
 GAME_HELP = "game: moon, shifting-stones or sequence-stacks"
@@ -19,6 +19,11 @@ SEED_MAX = 2**63 - 1
 SEED_TYPE = click.IntRange(0, SEED_MAX)
 SEED_HELP = "run seed, 0..2^63-1: game i of a run depends only on the configuration, the seed and i"
 INDEX_HELP = "game index within the run, 0..2^63-1 (with the seed it reproduces the game)"
+# games per configuration: what the results store can name (experiments.store.MAX_GAMES, a
+# 12-digit first index per chunk file); --ci-width plans at most MAX_PLANNED_GAMES
+MAX_GAMES = 10**12
+MAX_PLANNED_GAMES = 10**8
+GAMES_TYPE = click.IntRange(1, MAX_GAMES)
 
 
 def _config(game, players, bots, variant, seed):
@@ -37,6 +42,14 @@ def _infer_players(players, bots):
 def _variant_option(f):
     return click.option("--variant", "variant", multiple=True, metavar="NAME=VALUE",
                         help="rule option, each name once (repeatable); see `playlab games`  [default: the rules as written]")(f)
+
+
+def _remember_store(ctx, param, value):
+    """Where a stop counts the stored games, known from the start (play --out: the folder
+    itself; a study's --out: its results/)."""
+    if value:
+        stopping.STATE["store"] = value if ctx.command.name == "play" else os.path.join(value, "results")
+    return value
 
 
 def _remember_cluster(ctx, param, value):
@@ -189,7 +202,20 @@ def _group_help() -> str:
             "`playlab COMMAND --help` explains a command and its options.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
+class _Stopped(Exception):
+    """Ctrl-C or SIGTERM, carried past click (which would print an empty line and say
+    only "Aborted") to :func:`main`."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Stopped(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
              help=_group_help())
 @click.version_option(version=_version(), prog_name="playlab", message="%(prog)s %(version)s")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE_OR_FILE",
@@ -225,7 +251,16 @@ def games(game):
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
         if game:
             _echo_columns(info)
+            _echo_balance_metrics(name)
         click.echo("")
+
+
+def _echo_balance_metrics(name):
+    from experiments.balance_search import METRICS, game_metrics
+
+    click.echo("balance targets (playlab balance --target METRIC<=X | METRIC>=X | METRIC=A..B):")
+    for metric, help_text in {**METRICS, **{k: h for k, (h, _) in game_metrics(name).items()}}.items():
+        click.echo(f"  {metric:<20} {help_text}")
 
 
 def _echo_columns(info):
@@ -270,10 +305,10 @@ def bots(game):
 @click.option("--players", type=int, default=None,
               help="number of players  [default: the number of --bots specs, else the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated (NAME[:key=value…])")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=1000, show_default=True, help="games to play")
+@click.option("--games", "n_games", type=GAMES_TYPE, default=1000, show_default=True, help="games to play")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
-@click.option("--out", type=click.Path(file_okay=False), default=None,
+@click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
               help="write per-game results as a Parquet dataset into this folder (resumable)  [default: none]")
 @click.option("--chunk", type=click.IntRange(min=1), default=None,
               help="with --out: games per stored file (a resumed run keeps its own)  [default: 100000]")
@@ -298,6 +333,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
         _check_writable(trace_file, "--trace")  # before the games, not after them
     _check_out_dir(out)
     _check_winnable([config])
+    stopping.hook_study()
     with _executor(threads) as executor:
         outcome = execute(config, n_games, threads=threads, out=out, progress=progress, executor=executor,
                           keep_frame=False, **({"chunk": chunk} if chunk else {}))
@@ -355,7 +391,7 @@ def show(game, seed, index, players, bot_specs, variant, view_seat, as_json):
 
 @cli.command(short_help="throughput: games/s and decisions/s, bots' cost")
 @click.argument("game", required=False)
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+@click.option("--games", "n_games", type=GAMES_TYPE, default=None,
               help="games per measurement  [default: enough for about a second]")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: 1 and all cores]")
 @click.option("--players", type=int, default=None, help="player count  [default: every count the game allows]")
@@ -435,7 +471,7 @@ def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_fil
                    "combination is played)  [required]")
 @click.option("--against", default="random", show_default=True, help="the bot in every other seat")
 @click.option("--players", type=int, default=None, help="number of players  [default: the game's smallest multi-player count]")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=2000, show_default=True, help="games per seat per candidate")
+@click.option("--games", "n_games", type=GAMES_TYPE, default=2000, show_default=True, help="games per seat per candidate")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @_variant_option
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
@@ -470,14 +506,14 @@ DEFAULT_STUDY_GAMES = 2000
 def _study_options(games_help):
     def wrap(f):
         for opt in reversed([
-            click.option("--games", "n_games", type=click.IntRange(min=1), default=None,
+            click.option("--games", "n_games", type=GAMES_TYPE, default=None,
                          help=f"{games_help}  [default: {DEFAULT_STUDY_GAMES}, or chosen by --ci-width]"),
             click.option("--ci-width", "ci_width", type=float, default=None, metavar="W",
                          help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)  [default: none]"),
             click.option("--pilot", type=float, default=0.5, show_default=True,
                          help="with --ci-width: the proportion to plan for (0.5 is the worst case)"),
             click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP),
-            click.option("--out", type=click.Path(file_okay=False), default=None,
+            click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
                          help="write tables (CSV), plots, study.json and the Parquet results here (resumable)  "
                               "[default: print only]"),
             click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]"),
@@ -500,7 +536,13 @@ def _study_games(n_games, ci_width, pilot, what):
         raise click.BadParameter(f"must be between 0 and 0.5 (exclusive), not {ci_width:g}", param_hint="--ci-width")
     from experiments.stats import games_for_half_width
 
+    if not 0.0 < pilot < 1.0:
+        raise click.BadParameter(f"must be between 0 and 1 (exclusive), not {pilot:g}", param_hint="--pilot")
     games = games_for_half_width(ci_width, pilot)
+    if games > MAX_PLANNED_GAMES:
+        raise click.UsageError(f"--ci-width {ci_width:g} at --pilot {pilot:g} needs {games:.3g} games {what}, more "
+                               f"than the {MAX_PLANNED_GAMES:,} it plans at most; ask for a wider interval, or for "
+                               f"that many games with --games N (up to {MAX_GAMES:,})")
     note = (f"--ci-width {ci_width:g}: {games} games {what}, chosen in advance for a 95% half-width of "
             f"{ci_width:g} at p = {pilot:g}")
     return games, note
@@ -554,6 +596,7 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
     study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
     collector = t.Collector(study, n_boot)
     outcome = _run(study, collector, out, progress, threads)
+    stopping.phase("ratings")
     tables = t.summarize(study, collector)
     title = f"{study.configs[0].info.title}, {study.meta['players']} players"
     _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
@@ -613,6 +656,81 @@ def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, t
                   as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
 
 
+@cli.command(short_help="search rule variants for those that meet every target")
+@click.argument("game")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
+              help="a rule option and the values to try (repeatable, one per option: every combination is a "
+                   "variant)  [required]")
+@click.option("--target", "targets", multiple=True, required=True, metavar="T",
+              help="METRIC<=X, METRIC>=X or METRIC=A..B, checked at every player count (metrics: fpa, turns, "
+                   "margin, truncated; repeatable)  [required]")
+@click.option("--players", default=None, metavar="N|A-B",
+              help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
+@click.option("--bots", "bot_spec", default="greedy", show_default=True, help="the bot in every seat (one spec)")
+@click.option("--budget", type=click.IntRange(min=1, max=10**12), default=None,
+              help="games to spend at most, over all variants and player counts  [default: 400000]")
+@click.option("--first-round", "first_round", type=click.IntRange(min=50, max=10**7), default=None,
+              help="games per variant and player count in the first round (doubled each round)  [default: 1000]")
+@click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
+@click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
+              help="write balance.csv, study.json and the Parquet results here (resumable)  [default: print only]")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads  [default: all cores]")
+@_cluster_option
+@click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
+@click.option("--json", "as_json", is_flag=True, help="print the table as JSON on stdout")
+def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, out, threads, progress, as_json):
+    """Search the variants of --vary for those that meet every --target at every player
+    count: racing on paired deals (every variant plays the same deals), each round
+    doubling the games of the variants still undecided and dropping a variant as soon as
+    one target's 95% interval lies outside it (balance.csv: one row per variant with its
+    games, each target's metric and interval per player count, and meets =
+    true/false/undecided)."""
+    from pathlib import Path
+
+    from experiments import balance_search as bs
+    from experiments.study import RESULTS_DIR, execute_study, to_jsonable, write_atomically, write_tables
+
+    search = bs.build(game, vary, targets, players, bot_spec, seed, budget or bs.DEFAULT_BUDGET,
+                      first_round or bs.FIRST_ROUND)
+    _check_out_dir(out)
+    _check_winnable(search.study.configs)
+    store = None
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        store = Path(out) / RESULTS_DIR
+    from experiments.study import LocalExecutor
+
+    simulated = []
+    stopping.hook_study()
+    with _executor(threads) as remote:
+        executor = remote or LocalExecutor(threads)
+
+        def play(study):
+            outcome = execute_study(study, executor=executor, store=store, progress=progress, keep_frame=True,
+                                    threads=threads)
+            simulated.append(outcome.simulated)
+            return outcome.frame
+
+        table = bs.race(search, play, log=lambda line: click.echo(line, err=True))
+        describe = executor.describe()
+    tables = {"balance": table}
+    files = []
+    if out:
+        files = write_tables(out, tables)
+        record = search.study.describe()
+        record.update(describe, results=RESULTS_DIR, games_spent=table.attrs["spent"])
+        text = json.dumps(to_jsonable(record), indent=1) + "\n"
+        write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
+    if as_json:
+        click.echo(json.dumps(to_jsonable({"study": "balance", "seed": seed, "spent": table.attrs["spent"],
+                                           "simulated": sum(simulated), "out": out, "files": files,
+                                           "tables": tables, "meta": search.study.meta})))
+        return
+    click.echo(bs.format_table(search, table))
+    if out:
+        click.echo(f"wrote {out}: {', '.join(files)}, study.json, results/ (Parquet)")
+
+
 @cli.command(short_help="the conformance battery on a game and its bots")
 @click.argument("game")
 @click.option("--bots", "bot_specs", default=None,
@@ -645,8 +763,29 @@ def report(directory, out):
     if not os.path.isdir(directory):
         raise click.BadParameter(f"{directory} is not a folder; give the --out folder of a study or of play --out",
                                  param_hint="DIRECTORY")
+    stopping.phase("reading")
     path = write_report(directory, out or os.path.join(directory, "report.html"))
     click.echo(f"wrote {path}")
+
+
+@cli.command(short_help="check every stored byte of a results folder")
+@click.argument("directory", type=click.Path(file_okay=False))
+def verify(directory):
+    """Check every results store in DIRECTORY (a study's --out folder, a play --out folder,
+    or a folder of studies) completely: the manifest's checksum, every chunk's bytes against
+    its recorded SHA-256, its rows against its name and the manifest's configuration (seed,
+    game, options, bots), gaps and duplicate games, and study.json against the manifest.
+    Names each problem and the games to recompute (rerunning the study's command with the
+    same --out recomputes exactly those); exit status 1 when anything is wrong."""
+    from experiments.verify import format_verdicts, verify as run_verify
+
+    if not os.path.isdir(directory):
+        raise click.BadParameter(f"{directory} is not a folder", param_hint="DIRECTORY")
+    stopping.phase("reading")
+    verdicts = run_verify(directory)
+    click.echo(format_verdicts(verdicts))
+    if not all(v.ok for v in verdicts):
+        sys.exit(1)
 
 
 def _run(study, collector, out, progress, threads):
@@ -654,9 +793,12 @@ def _run(study, collector, out, progress, threads):
 
     _check_out_dir(out)
     _check_winnable(study.configs)
+    stopping.phase("start-up")
+    stopping.hook_study()
     watch = TruncationWatch(collector)
     with _executor(threads) as executor:
         outcome = run_study(study, watch, out=out, progress=progress, threads=threads, executor=executor)
+    stopping.phase("summarising")
     if outcome.note:
         click.echo(outcome.note, err=True)
     watch.report(study.configs)
@@ -664,30 +806,42 @@ def _run(study, collector, out, progress, threads):
 
 
 def _fail(message: str, code: int = 2) -> None:
+    stopping.said()
     click.echo(f"error: {message}", err=True)
+    if code == 130:
+        stopping.exit_now(code)
     sys.exit(code)
 
 
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A results warning (files the reader ignores) as one ``warning:`` line."""
+    if category.__name__ == "ResultsWarning":
+        click.echo(f"warning: {message}", err=True)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
 
 
 def main(argv=None) -> None:
     """Entry point: every failure is one ``error:`` line on stderr and a non-zero exit."""
+    import warnings
+
+    global _default_showwarning
     from runtime.runner import KernelError
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
-    signal.signal(signal.SIGTERM, _terminate)
+    stopping.install(program=argv is None)
+    _default_showwarning = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)
     except click.exceptions.Abort as exc:
         # click turns Ctrl-C / SIGTERM into Abort; the study layer's message says what is kept
         cause = exc.__cause__
-        _fail(str(cause) if isinstance(cause, KeyboardInterrupt) and str(cause) else "aborted", 130)
+        _fail(stopping.stopped_line(str(cause) if isinstance(cause, KeyboardInterrupt) else None), 130)
     except click.ClickException as exc:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
-    except KeyboardInterrupt as exc:
-        _fail(str(exc) or "interrupted; results written so far are kept (rerun to resume)", 130)
+    except (KeyboardInterrupt, _Stopped) as exc:
+        _fail(stopping.stopped_line(str(exc)), 130)
     except (ValueError, OSError, KernelError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except Exception as exc:  # a bug: still one line, the traceback on request
@@ -695,6 +849,9 @@ def main(argv=None) -> None:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set PLAYLAB_DEBUG=1 for the traceback)", 1)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+_default_showwarning = None
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -97,6 +98,7 @@ class StudyData:
     runs: list[dict]
     frame: pd.DataFrame   # one row per game: configuration, seats, length, game columns
     files: list[Path] = field(default_factory=list)
+    results: Any = None   # the store, opened for reading (experiments.store.Results)
 
     @property
     def kind(self) -> str:
@@ -113,33 +115,19 @@ class StudyData:
 WIDE_PREFIXES = ("card_",)
 
 
-def load_study(name: str, path: Path, store: Path, record: dict, manifest: dict) -> StudyData:
-    import pyarrow.parquet as pq
-
-    from experiments.store import ResultsError
-
-    runs = manifest["study"]["runs"]
-    files = sorted(store.glob("part-*.parquet"))
-    if not files:
-        raise ResultsError(f"{store} holds no result chunks")
-    parts = []
-    for f in files:
-        try:
-            schema = pq.read_schema(f)
-            cols = [c for c in schema.names if not c.startswith(WIDE_PREFIXES)]
-            parts.append(pq.read_table(f, columns=cols).to_pandas())
-        except Exception as exc:  # pyarrow raises several types for damaged files
-            raise ResultsError(f"corrupt results file {f} ({type(exc).__name__})") from None
-    frame = pd.concat(parts, ignore_index=True).sort_values(["run", "index"], kind="stable")
-    frame = frame.reset_index(drop=True)
+def load_study(name: str, path: Path, results, record: dict) -> StudyData:
+    """The study's games (without the wide per-card columns) from ``results``, an
+    :class:`experiments.store.Results`: every chunk verified as it is read."""
+    runs = results.runs
+    frame = results.frame(columns=lambda names: [c for c in names if not c.startswith(WIDE_PREFIXES)])
     frame["setting"] = setting_labels(record, runs, frame["run"].to_numpy())
-    return StudyData(name, path, store, record, runs, frame, files)
+    return StudyData(name, path, results.path, record, runs, frame, [c.file for c in results.chunks], results)
 
 
 def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
     """A sweep's rule setting of each row (``name=value, …`` of the varied options, the
     baseline marked); empty for other studies, whose runs share their rules."""
-    vary = record.get("vary") if record.get("kind") == "sweep" else None
+    vary = record.get("vary") if record.get("kind") in ("sweep", "balance") else None
     if not vary:
         return np.full(len(run), "", dtype=object)
     labels = []
@@ -150,22 +138,12 @@ def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarra
 
 
 def read_wide(study: StudyData, prefix: str):
-    """(run, players, truncated, columns, frame) per chunk file, for the columns starting
-    with ``prefix``."""
-    import pyarrow.parquet as pq
-
-    from experiments.store import ResultsError
-
-    for f in study.files:
-        try:
-            schema = pq.read_schema(f)
-            cols = [c for c in schema.names if c.startswith(prefix)]
-            if not cols:
-                continue
-            t = pq.read_table(f, columns=["run", "players", "truncated"] + cols).to_pandas()
-        except Exception as exc:
-            raise ResultsError(f"corrupt results file {f} ({type(exc).__name__})") from None
-        if not len(t):
+    """(run, players, truncated, columns, frame) per chunk, for the columns starting with
+    ``prefix`` (each chunk verified by the store as it is read)."""
+    for _run, _start, t in study.results.iter_chunks(
+            columns=lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)]):
+        cols = [c for c in t.columns if c.startswith(prefix)]
+        if not cols or not len(t):
             continue
         yield int(t["run"].iloc[0]), int(t["players"].iloc[0]), t["truncated"].to_numpy(bool), cols, t[cols]
 

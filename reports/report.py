@@ -43,33 +43,37 @@ class ReportError(ValueError):
 # ---- finding the studies ----------------------------------------------------------------
 def discover(root: str | Path) -> list[B.StudyData]:
     """Every study under ``root``: a directory with ``study.json`` and its results store,
-    or a bare store (``play --out``: ``_study.json`` and Parquet chunks)."""
-    from experiments.store import MANIFEST, ResultsError, read_manifest
+    or a bare store (``play --out``: ``_study.json`` and Parquet chunks).  The store reads
+    and verifies them; files in a store that are not its chunks are named in a warning."""
+    import warnings
+
+    from experiments.store import MANIFEST, RESULTS_DIR, ResultsError, ResultsWarning, check_record, find_stores, \
+        open_results
 
     root = Path(root)
     if not root.is_dir():
         raise ReportError(f"{root} is not a directory")
     found: list[B.StudyData] = []
-    seen: set[Path] = set()
-    for manifest in sorted(root.rglob(MANIFEST)):
-        store = manifest.parent
-        if store in seen:
-            continue
-        seen.add(store)
-        data = read_manifest(store)
+    for store in find_stores(root):
+        results = open_results(store, warn=False)
+        message = results.warning()
+        if message:
+            warnings.warn(ResultsWarning(message), stacklevel=2)
+        data = results.manifest
         parent = store.parent
         record_file = parent / STUDY_FILE
-        if record_file.exists() and store.name == "results":
+        if record_file.exists() and store.name == RESULTS_DIR:
             try:
                 record = json.loads(record_file.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise ResultsError(f"corrupt study record {record_file}: {exc}") from None
+            check_record(record, data["study"], record_file)
             home = parent
         else:
             record = {"kind": "play", "seed": data["study"]["seed"], "runs": data["study"]["runs"]}
             home = store
         name = str(home.relative_to(root)) if home != root else home.name
-        found.append(B.load_study(name, home, store, record, data))
+        found.append(B.load_study(name, home, results, record))
     if not found:
         raise ReportError(f"{root} holds no playlab studies (no {MANIFEST} below it)")
     return found
@@ -259,7 +263,19 @@ TEMPLATE = """<!DOCTYPE html>
  figcaption { font-size: 0.85em; color: #333; }
  .findings li { margin: 0.3em 0; } .note { font-size: 0.85em; color: #333; }
  @media print { h2 { page-break-before: auto; } body { max-width: none; } }
-</style></head><body>
+ table.sortable th { cursor: pointer; } pre.pattern { margin: 0; font-size: 0.9em; line-height: 1.05; }
+</style>
+<script>
+// click a header of a sortable table to sort by it (numbers by value, text as text; again to reverse)
+document.addEventListener("click", function (e) {
+  var th = e.target.closest("table.sortable th"); if (!th) return;
+  var table = th.closest("table"), body = table.tBodies[0], k = Array.prototype.indexOf.call(th.parentNode.children, th);
+  var rows = Array.prototype.slice.call(body.rows), up = th.dataset.dir !== "up";
+  var key = function (r) { var t = r.cells[k].innerText.trim(), x = parseFloat(t); return isNaN(x) ? t : x; };
+  rows.sort(function (a, b) { var x = key(a), y = key(b); return (x > y ? 1 : x < y ? -1 : 0) * (up ? 1 : -1); });
+  rows.forEach(function (r) { body.appendChild(r); }); th.dataset.dir = up ? "up" : "down";
+});
+</script></head><body>
 <h1>{{ title }}</h1>
 <p class="note">Built by playlab {{ version }} from {{ n_studies }} stud{{ 'y' if n_studies == 1 else 'ies' }} in
 <code>{{ source }}</code>. Every rate carries its 95% interval in brackets; win shares split a shared
@@ -292,6 +308,47 @@ def _table(df: pd.DataFrame, pct: dict | None = None) -> str:
         df[label] = [B.ci_text((a, b, c), pct=as_pct) for a, b, c in zip(df[m], df[lo], df[hi])]
         df = df.drop(columns=[m, lo, hi])
     return df.to_html(index=False, float_format=lambda x: f"{x:.3f}", border=0, escape=True)
+
+
+def _cards_table(cards: pd.DataFrame, classes: pd.DataFrame) -> tuple[str, list[str]]:
+    """Every Shifting Stones card: id, value, its pattern drawn, scored share and worth with
+    intervals, mean round, and whether it is an outlier within its value class."""
+    import html as html_mod
+
+    from simcore.games.shifting_stones_deck import load_deck
+
+    patterns = {c.id: "\n".join(c.rows) for c in load_deck()}
+    class_rate = classes.set_index("points")["scored_rate"]
+    rows, outliers = [], []
+    for _, c in cards.sort_values("card").iterrows():
+        mean = float(class_rate.get(c.points, np.nan))
+        flag = "above its class" if c.ci_low > mean else "below its class" if c.ci_high < mean else ""
+        if flag:
+            outliers.append(f"card #{int(c.card)} ({int(c.points)} pt) scored {B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}"
+                            f", {flag} ({100 * mean:.1f}%)")
+        rows.append(f"<tr><td>{int(c.card)}</td><td>{int(c.points)}</td>"
+                    f"<td class=\"t\"><pre class=\"pattern\">{html_mod.escape(patterns.get(int(c.card), '?'))}</pre></td>"
+                    f"<td>{B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}</td>"
+                    f"<td>{B.ci_text((c.expected_points, c.ep_low, c.ep_high), pct=False)}</td>"
+                    f"<td>{'never scored' if c.mean_round != c.mean_round else f'{c.mean_round:.1f}'}</td>"
+                    f"<td>{flag}</td></tr>")
+    head = ("<tr><th>card</th><th>value</th><th>pattern</th><th>scored</th><th>worth (points per game)</th>"
+            "<th>mean round</th><th>outlier</th></tr>")
+    return f'<table class="sortable"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>', outliers
+
+
+NEVER = "never happened with these bots"
+
+
+def _table_with_never(df: pd.DataFrame, pct: dict, count: str = "contracts") -> str:
+    """``_table`` with the rows whose ``count`` is 0 kept and their rate written out as
+    never happening (a designer reads an absent row as a missing one)."""
+    df = df.copy()
+    never = df[count].to_numpy() == 0
+    for label, spec in pct.items():
+        df.loc[never, list(spec[:3])] = np.nan
+    html = _table(df, pct)
+    return html.replace("<td>n/a</td>", f"<td>{NEVER}</td>")
 
 
 def _block(heading=None, text=None, png=None, caption="", table=None, alt=None):
@@ -417,6 +474,7 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
         top = r.iloc[0]
         found.append(f"{info.title} ({st.name}): {top.bot} rates {top.rating:.0f} Elo "
                      f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean")
+    found += _balance_search_block(st, blocks)
     # scores and lengths
     d = st.decided()
     series = {}
@@ -455,10 +513,38 @@ def study_section(st: B.StudyData, info) -> tuple[dict, list[str]]:
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": _intro(st), "blocks": blocks}, found
 
 
+def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
+    """`playlab balance`: the variants, whether each meets the targets, and the games each
+    was given (balance.csv, as the command printed it)."""
+    path = st.path / "balance.csv"
+    if st.kind != "balance" or not path.exists():
+        return []
+    t = pd.read_csv(path, dtype=str)
+    targets = st.record.get("targets", [])
+    rows = []
+    for _, r in t.iterrows():
+        row = {"variant": r["variant"], "meets every target": r["meets"], "games": r["games"]}
+        for col in t.columns:
+            if col.endswith(":value") and not pd.isna(r[col]):
+                key = col[: -len(":value")]
+                row[key] = (f"{float(r[col]):.4g} [{float(r[key + ':ci_low']):.4g}, "
+                            f"{float(r[key + ':ci_high']):.4g}] {r[key + ':meets']}")
+        rows.append(row)
+    table = pd.DataFrame(rows).to_html(index=False, border=0, escape=True)
+    blocks.append(_block("Rule variants against the targets", None, None,
+                         f"Targets {'; '.join(targets)}, each at every player count, 95% intervals per look; "
+                         f"{st.record.get('games_spent', '?')} games spent of a budget of {st.record.get('budget')}.",
+                         table))
+    met = [r["variant"] for r in rows if r["meets every target"] == "true"]
+    return [f"{st.name}: {len(met)} of {len(rows)} variants meet every target"
+            + (f" ({'; '.join(met[:5])}{' …' if len(met) > 5 else ''})" if met else "")]
+
+
 def _intro(st: B.StudyData) -> str:
     kinds = {"play": "one configuration played", "fpa": "the same bot in every seat per player count",
              "tournament": "every seating of the bots over the same deals",
-             "sweep": "the same deals under each rule value"}
+             "sweep": "the same deals under each rule value",
+             "balance": "rule variants raced against targets on the same deals"}
     return (f"{kinds.get(st.kind, st.kind)}; {len(st.frame):,} games in {st.frame['run'].nunique()} runs, "
             f"{int(st.frame['truncated'].sum()):,} truncated.")
 
@@ -474,16 +560,17 @@ def moon_section(st: B.StudyData, info):
                           "winning bid (tricks promised; 21 = shoot the moon)", "contracts made (%)",
                           "Make rate by bid level", xticklabels=list(bb["bid"]))
         blocks.append(_block("Moon: make rate by bid level", None, png,
-                             "Share of won contracts the bidder made, per bid, 95% Wilson intervals.",
-                             _table(bb, {"make rate": ("make_rate", "ci_low", "ci_high")})))
+                             "Share of won contracts the bidder made, per bid, 95% Wilson intervals; a bid no "
+                             "contract was won at is listed, not dropped.",
+                             _table_with_never(t["by_bid"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         tr = t["by_trump"][t["by_trump"]["contracts"] > 0]
         png = groups_plot({"make rate": (range(len(tr)), tr["make_rate"] * 100, tr["ci_low"] * 100,
                                          tr["ci_high"] * 100)},
                           "trump named by the bidder", "contracts made (%)", "Make rate by trump",
                           xticklabels=list(tr["trump"]))
         blocks.append(_block("Moon: make rate by trump", None, png,
-                             "Suits 0-6, doubles as trump, or no trump.",
-                             _table(tr, {"make rate": ("make_rate", "ci_low", "ci_high")})))
+                             "Suits 0-6, doubles as trump, or no trump; a trump never named is listed, not dropped.",
+                             _table_with_never(t["by_trump"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         w = t["widow"].set_index("widow")
         kept, disc = w.loc["kept"], w.loc["discarded"]
         dd = B.diff_ci((kept["made"], kept["contracts"]), (disc["made"], disc["contracts"]))
@@ -529,6 +616,16 @@ def stones_section(st: B.StudyData, info):
                                  scatter_cards(part, f"{n} players"),
                                  "Left: share of games each card is scored in. Right: mean round it is scored in."))
         cls = t["classes"]
+        for n, part in cards.groupby("players"):
+            table, outliers = _cards_table(part, cls[cls["players"] == n])
+            blocks.append(_block(f"Shifting Stones: every card at {n} players", None, None,
+                                 "Click a column to sort. Scored: share of decided games in which the card was "
+                                 "scored (95% Wilson); worth: its value times that share; outlier: its interval "
+                                 "lies wholly above or below the mean share of its value class. Who scored a card "
+                                 "is not recorded, so how often a card decides the winner is not shown.", table))
+            if outliers:
+                found.append(f"Shifting Stones ({st.name}, {n} players): outliers within their value class: "
+                             + "; ".join(outliers[:6]) + (" …" if len(outliers) > 6 else ""))
         groups = {f"{n} players": (list(range(len(part))), part["expected_points_per_card"],
                                    part["points"] * part["ci_low"], part["points"] * part["ci_high"])
                   for n, part in cls.groupby("players")}

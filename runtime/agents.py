@@ -306,7 +306,9 @@ def run_agent_games(batch, start: int, count: int) -> np.ndarray:
     result does not depend on how many processes played them)."""
     seats_for(batch.config)  # load the agents here first: a bad one fails before any process starts
     processes = min(processes_allowed(), max(1, count // MIN_GAMES_PER_PROCESS))
-    if processes <= 1:
+    if processes <= 1 or multiprocessing.current_process().daemon:
+        # a daemonic process (a Dask worker's) may not start children: the cluster already
+        # spreads the chunks, so its games are played here
         return _play_range(batch, start, count)
     bounds = np.linspace(start, start + count, processes + 1).astype(np.int64)
     pool = _pool(processes)

@@ -27,10 +27,12 @@ from simcore.protocol import bind, game_tag
 
 
 def chain_digest(game_name: str, bots: tuple[str, ...]) -> str:
-    """Names a dispatch chain: its bots in order and the hash of each one's sources."""
+    """Names a dispatch chain: its bots in order, the hash of each one's sources and how
+    it is linked (view or state, legal actions listed or not)."""
     h = hashlib.sha256()
     for name in bots:
-        h.update(f"{name}:{bot_entry(game_name, name).digest};".encode())
+        e = bot_entry(game_name, name)
+        h.update(f"{name}:{e.digest}:{e.sees}:{e.legal};".encode())
     return h.hexdigest()[:12] if bots else "random"
 
 
@@ -87,8 +89,10 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
     chain = bind(engine, ("no_bot",), game, qualifier="chain_end", **engine.JIT_OPTIONS)["no_bot"]
     for k in range(len(bots), 0, -1):
         name = bots[k - 1]
-        link = engine.LINK_TEMPLATES[bot_entry(game_name, name).sees]
-        chain = bind(engine, (link,), game, extra={"bot": compiled_plugin_policy(game_name, name), "rest": chain, "KIND": k},
+        entry = bot_entry(game_name, name)
+        link = engine.LINK_TEMPLATES[entry.sees]
+        chain = bind(engine, (link,), game, extra={"bot": compiled_plugin_policy(game_name, name), "rest": chain,
+                                                   "KIND": k, "LISTS_LEGAL": entry.legal},
                      qualifier=f"{qualifier}_k{k}", **engine.JIT_OPTIONS)[link]
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
     bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)

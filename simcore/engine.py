@@ -47,7 +47,9 @@ def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, lega
     actions; other kinds go down the chain (``rest``)."""
     if kind == KIND:  # noqa: F821 (bound per link)
         observe(state, seat, view)  # noqa: F821
-        n = legal_actions(state, params, legal)  # noqa: F821
+        n = 0
+        if LISTS_LEGAL:  # noqa: F821 (bound per link: a constant, so the other branch is compiled away)
+            n = legal_actions(state, params, legal)  # noqa: F821
         return bot(view, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
@@ -55,7 +57,9 @@ def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, lega
 def link_state(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     """As ``link_view`` for a bot registered with ``sees="state"``: it is handed the state."""
     if kind == KIND:  # noqa: F821
-        n = legal_actions(state, params, legal)  # noqa: F821
+        n = 0
+        if LISTS_LEGAL:  # noqa: F821
+            n = legal_actions(state, params, legal)  # noqa: F821
         return bot(state, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 

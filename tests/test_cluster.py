@@ -101,3 +101,29 @@ def test_play_on_the_cluster_from_the_command_line(cluster, tmp_path):
 
     a, b = json.loads(here.output), json.loads(there.output)
     assert a["seats"] == b["seats"] and a["truncated"] == b["truncated"] and b["games"] == 900
+
+
+def test_plugin_bots_and_python_agents_play_on_the_cluster(cluster, tmp_path):
+    """Workers load the run's plugins and agents themselves: a compiled plugin bot and a
+    Python agent beside it give the local rows, and the twins agree there too."""
+    from pathlib import Path
+
+    from runtime.plugins import load_plugin
+
+    root = Path(__file__).resolve().parents[1]
+    load_plugin(str(root / "examples" / "plugins" / "first_legal_bot.py"))
+    agent = "py:" + str(root / "examples" / "agents" / "first_legal.py") + ":FirstLegal"
+    ex = DaskExecutor(cluster.scheduler_address)
+    frames = []
+    try:
+        for bots in ("first-legal,greedy,greedy", f"{agent},greedy,greedy"):
+            config = RunConfig.build("moon", 3, bots, {}, 6)
+            local = execute(config, 600, chunk=150)
+            remote = execute(config, 600, chunk=150, executor=ex)
+            assert remote.simulated == 600
+            pd.testing.assert_frame_equal(remote.frame, local.frame)
+            labels = [c for c in local.frame.columns if c == "run" or c.startswith("bot")]
+            frames.append(local.frame.drop(columns=labels))
+    finally:
+        ex.close()
+    pd.testing.assert_frame_equal(frames[0], frames[1])  # agent and compiled twin, same rows

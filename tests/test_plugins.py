@@ -265,3 +265,25 @@ def test_a_person_plays_against_a_python_agent():
             assert a == g.legal_actions()[0]  # the agent's choice: the lowest legal id
             g.step(a)
     assert g.result()["decisions"] >= 2
+
+
+def test_legal_false_hands_a_bot_no_legal_actions(tmp_path):
+    """``register_bot(legal=False)``: the engine skips listing the moves, n is 0 (the
+    built-in greedy bots, which find their own); by default the moves are listed."""
+    plugin = tmp_path / "counting.py"
+    plugin.write_text(textwrap.dedent('''
+        import playlab
+
+        def bet_if_listed(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+            return 1 if n == 2 else 0   # Kuhn: bet (1) when both moves were listed, else pass (0)
+
+        playlab.register_bot(playlab.BotSpec("listed", "bets when handed the moves"), bet_if_listed, games=("kuhn",))
+        playlab.register_bot(playlab.BotSpec("unlisted", "the same, handed none"), bet_if_listed, games=("kuhn",),
+                             legal=False)
+    '''))
+    load_plugin(str(plugin))
+    load_plugin(FIRST_LEGAL_BOT)
+    rows = {b: Batch(RunConfig.build("kuhn", 2, f"{b},nash", {}, 2)).run(0, 400)
+            for b in ("listed", "unlisted", "first-legal")}
+    assert np.array_equal(rows["unlisted"], rows["first-legal"])  # always passes: n was 0
+    assert not np.array_equal(rows["listed"], rows["unlisted"])   # always bets: n was 2

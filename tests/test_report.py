@@ -86,6 +86,12 @@ def test_report_has_every_section_and_plot(report_html):
         assert im.format == "PNG" and im.size[0] >= 500 and im.size[1] >= 200, alt
         grey = np.asarray(im.convert("L"), dtype=float)
         assert grey.std() > 10, f"plot {alt!r} is blank"
+    # Moon's greedy never bids 7 or names no-trump: those rows stay, said to have never happened
+    bid_table = text.split("Moon: make rate by bid level", 1)[1].split("</table>")[0]
+    assert "<td>7</td>" in bid_table and "never happened with these bots" in bid_table
+    # every Shifting Stones card in a sortable table, its pattern drawn
+    cards = text.split("Shifting Stones: every card at 2 players", 1)[1].split("</table>")[0]
+    assert 'class="sortable"' in cards and cards.count("<tr>") == 73 and '<pre class="pattern">' in cards
     # findings carry intervals; the page loads nothing from the network
     summary = text.split('<section id="summary">')[1].split("</section>")[0]
     items = re.findall(r"<li>(.*?)</li>", summary, re.S)
@@ -138,7 +144,8 @@ def test_bad_input_is_one_error_line_and_no_report(tmp_path, capsys, studies):
     part.write_bytes(part.read_bytes()[:200])
     out = tmp_path / "r.html"
     code, _, err = run(capsys, "report", broken, "--out", out)
-    assert code != 0 and err.startswith("error: corrupt results file") and err.count("\n") == 1
+    assert code != 0 and err.startswith("error: results file") and "not a readable Parquet" not in err \
+        and "do not match the checksum" in err and err.count("\n") == 1
     assert not out.exists() and not list(tmp_path.glob(".r.html.*"))
 
     blocker = tmp_path / "file"

@@ -77,18 +77,19 @@ def test_the_same_deck_by_another_relative_path_resumes(tmp_path, monkeypatch):
 
 
 # ---- chunks checked against their names ---------------------------------------------------------
-def test_a_chunk_copied_over_another_is_refused(tmp_path):
+def test_a_chunk_copied_over_another_is_refused_by_the_reader_and_recomputed(tmp_path):
     out = tmp_path / "r"
-    execute(moon(), 300, out=str(out), chunk=100)
+    whole = execute(moon(), 300, out=str(out), chunk=100).frame
     parts = sorted(out.glob("part-*.parquet"))
     parts[1].write_bytes(parts[0].read_bytes())  # games 0-99 now also under the name of 100-199
-    with pytest.raises(ResultsError, match=r"holds games 0-99 of configuration \[0\], not games 100-199"):
-        execute(moon(), 300, out=str(out), chunk=100)
-    with pytest.raises(ResultsError, match="not games 100-199"):
+    with pytest.raises(ResultsError, match="part-0000-000000000100.parquet: its bytes do not match the checksum"):
         load_results(out)
+    again = execute(moon(), 300, out=str(out), chunk=100)
+    assert again.simulated == 100 and "part-0000-000000000100.parquet" in again.note
+    pd.testing.assert_frame_equal(load_results(out), whole)
 
 
-def test_a_chunk_of_another_configuration_is_refused(tmp_path):
+def test_a_chunk_of_another_configuration_is_recomputed(tmp_path):
     study = Study("test", [moon(), moon(bots="greedy")], games=50, seed=3, chunk=50)
     from experiments.study import execute_study
 
@@ -96,8 +97,10 @@ def test_a_chunk_of_another_configuration_is_refused(tmp_path):
     execute_study(study, store=str(out), progress=False)
     a, b = sorted(out.glob("part-*.parquet"))
     b.write_bytes(a.read_bytes())
-    with pytest.raises(ResultsError, match=r"configuration \[0\], not games 0-49 of configuration 1"):
-        execute_study(study, store=str(out), progress=False)
+    with pytest.raises(ResultsError, match="part-0001-000000000000.parquet: its bytes do not match"):
+        load_results(out)
+    again = execute_study(study, store=str(out), progress=False)
+    assert again.simulated == 50 and "part-0001-000000000000.parquet" in again.note
 
 
 # ---- --games against a store of more or fewer games --------------------------------------------

@@ -1,0 +1,52 @@
+"""Ctrl-C and SIGTERM stop a study within a second in every phase and say how many games
+are stored (issue 23).  PLAYLAB_SHOW_PHASES makes the command print each phase it enters;
+PLAYLAB_HOLD_PHASE makes that phase last, so that the signal lands in it."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+TOURNAMENT = [sys.executable, "-m", "playlab.cli", "tournament", "moon", "--bots", "random,greedy", "--threads", "1",
+              "--no-progress", "--boot", "20"]
+
+
+def stop_in(phase, sig, out, games, hold=True, after=0.0):
+    env = dict(os.environ, PLAYLAB_SHOW_PHASES="1", **({"PLAYLAB_HOLD_PHASE": phase} if hold else {}))
+    run = subprocess.Popen(TOURNAMENT + ["--games", str(games), "--out", str(out)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for line in run.stderr:
+            if line.strip() == f"phase: {phase}":
+                break
+        else:
+            pytest.fail(f"the run ended before phase {phase}: {run.wait()}")
+        time.sleep(after)
+        t0 = time.monotonic()
+        run.send_signal(sig)
+        rest = run.stderr.read()
+        run.wait(timeout=30)
+        return time.monotonic() - t0, run.returncode, [l for l in rest.splitlines() if not l.startswith("phase: ")]
+    finally:
+        run.kill()
+
+
+@pytest.mark.parametrize("phase, sig, games, says", [
+    ("start-up", signal.SIGTERM, 100, "interrupted during start-up: 0 games are stored in {results}"),
+    ("summarising", signal.SIGINT, 100, "interrupted during summarising: 600 games are stored in {results}"),
+    ("ratings", signal.SIGTERM, 100, "interrupted during ratings: 600 games are stored in {results}"),
+])
+def test_a_stop_in_each_phase_is_quick_and_says_what_is_stored(tmp_path, phase, sig, games, says):
+    out = tmp_path / "t"
+    seconds, code, lines = stop_in(phase, sig, out, games)
+    assert code == 130 and seconds < 1.0, (seconds, lines)
+    assert lines == [f"error: {says.format(results=out / 'results')}; rerun the same command to resume"]
+
+
+def test_a_stop_while_simulating_is_quick_and_says_what_is_stored(tmp_path):
+    out = tmp_path / "t"
+    seconds, code, lines = stop_in("simulation", signal.SIGINT, out, 2_000_000, hold=False, after=0.5)
+    assert code == 130 and seconds < 1.0, (seconds, lines)
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted: 0 of 12000000 games are stored in ")
