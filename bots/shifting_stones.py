@@ -164,6 +164,13 @@ from simcore.rng import popcount
 # between its kernels then passes the arrays without atomic increments and decrements
 # (measured: about 7% of a greedy decision).
 kernel = functools.partial(njit, cache=True, _nrt=False)
+# Constants passed between the kernels go as typed values, never as literals: Numba compiles a
+# separate copy of a callee for each literal argument (``f(x, True)`` and ``f(x, flag)`` are
+# two compilations), which tripled the cold compile of ``build_list``.
+YES = np.bool_(True)
+NO = np.bool_(False)
+ONE = np.int64(1)
+NONE = np.int64(-1)
 
 # bot parameter slots (bot_params[seat, i])
 P_DEPTH = 0
@@ -303,7 +310,7 @@ def _float_bits(typingctx, x):
     return types.int64(types.float64), codegen
 
 
-@kernel(inline="always")
+@kernel
 def do_move(grid, m):
     """The grid after move ``m`` (shift pair m < 12, else flip cell m - 12)."""
     if m < FLIP_BASE:
@@ -311,7 +318,7 @@ def do_move(grid, m):
     return flip_cell(grid, m - FLIP_BASE)
 
 
-@kernel(inline="always")
+@kernel
 def _without(lo, hi, c):
     if c < HALF:
         return lo & ~(np.int64(1) << c), hi
@@ -347,7 +354,7 @@ def _pext(typingctx, v, mask):
     return types.int64(types.int64, types.int64), codegen
 
 
-@kernel(inline="always")
+@kernel
 def _compress_shifts(v):
     """Bits 0, 3, 6, ..., 27 of v as bits 0..9."""
     v &= LOW_BITS
@@ -357,7 +364,7 @@ def _compress_shifts(v):
     return (v ^ (v >> 16)) & 0x3FF
 
 
-@kernel(inline="always")
+@kernel
 def _compress_pext(v):
     return _pext(v, np.int64(LOW_BITS))
 
@@ -367,7 +374,7 @@ def _compress_pext(v):
 _compress = _compress_pext if FAST_PEXT else _compress_shifts
 
 
-@kernel(inline="always")
+@kernel
 def analyse(grid, mask, value):
     """One placement at ``grid``: MATCHED if it matches, else the set (bit m) of the moves
     after which it would.  Branch-free (the cases are selected by masks).
@@ -396,7 +403,7 @@ def analyse(grid, mask, value):
     return comp | (np.int64(x_bits == 0) << 62)
 
 
-@kernel(inline="always")
+@kernel
 def completions(params, grid, c):
     """MATCHED if card ``c`` matches ``grid``, else the moves after which it would."""
     comp = np.int64(0)
@@ -504,7 +511,7 @@ def _level3(params, grid, lo, hi, spare, cost, cv, acc):
     for m1 in range(MOVES):
         g1 = do_move(grid, m1)
         pts, n, mlo, mhi, touched = hand_pass(params, g1, lo, hi, acc)
-        _take_best(acc, touched, -1, 0.0)  # only clears
+        _take_best(acc, touched, NONE, 0.0)  # only clears
         left = spare - 1 - n
         if left < 0:
             continue
@@ -536,24 +543,24 @@ def search(params, grid, lo, hi, spare, depth, cost, cv, acc):
 
 
 # ---- the depth-2 search over a placement list -------------------------------------------------
-@kernel(inline="always")
+@kernel
 def _face(grid, x):
     return (grid >> (3 * x)) & 7
 
 
-@kernel(inline="always")
+@kernel
 def _puts(s, z, f):
     """The moves after which cell ``z`` shows face ``f`` and did not before (0 for the
     dummy cell 9)."""
     return s[PU + 8 * z + f]
 
 
-@kernel(inline="always")
+@kernel
 def _set_puts(s, z, f, bits):
     s[PU + 8 * z + f] |= bits
 
 
-@kernel(inline="always")
+@kernel
 def _new_rows(s, grid, cells, wrong, value):
     """The first moves after which a placement (cells, wrong cells: 9-bit sets; wanted
     faces) could match or gain a completion: a superset, as the second move has to fix
@@ -617,7 +624,7 @@ def _new_rows(s, grid, cells, wrong, value):
 
 
 @kernel
-def build_list(params, grid, lo, hi, s, with_new, reuse=False):
+def build_list(params, grid, lo, hi, s, with_new, reuse):
     """Write the hand's placements at ``grid`` to scratch (layout above): per card its
     completions, per placement its completions, per move the points and count of the
     cards it completes.  With ``with_new``, also for each placement the first moves
@@ -721,7 +728,7 @@ def _best_single(s, spare, cost):
     return best, best_m
 
 
-@kernel(inline="always")
+@kernel
 def _build_puts(grid, s):
     """Which moves put which face where (PU); returns the moves that change a face of
     each tile kind (k0..k3)."""
@@ -756,7 +763,7 @@ def _build_puts(grid, s):
     return k0, k1, k2, k3
 
 
-@kernel(inline="always")
+@kernel
 def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
     """(new, lose) of one placement (see ``build_list``)."""
     x_bits = (grid ^ value) & mask
@@ -790,13 +797,13 @@ def _placement_rows(s, grid, mask, value, comp, k0, k1, k2, k3):
     return new, lose
 
 
-@kernel(inline="always")
+@kernel
 def _root_acc(s, m):
     """(points << 5) + count of the cards move m completes from the search's grid."""
     return s[R0 + m]
 
 
-@kernel(inline="always")
+@kernel
 def _most_points(s):
     """The most points one move completes from the search's grid (only the moves in U0
     complete anything)."""
@@ -808,7 +815,7 @@ def _most_points(s):
     return r
 
 
-@kernel(inline="always")
+@kernel
 def _row(params, grid, m1, slots, s):
     """The cards after first move ``m1`` (the list built for ``grid``, where m1 is one of
     the moves worth trying): returns (points, count) of the cards that match and
@@ -843,7 +850,7 @@ def _row(params, grid, m1, slots, s):
     return pts, n, changed
 
 
-@kernel(inline="always")
+@kernel
 def _changed_card(s, ch):
     """For the lowest card of the set ``ch`` (none: a void card 0): (its points and count
     as in R0, its completions at the search's grid, after the first move), the rest of ch."""
@@ -853,7 +860,7 @@ def _changed_card(s, ch):
     return add, s[BASE + CARD_W * k + 1] & valid, s[BASE + CARD_W * k + 2] & valid, ch & (ch - 1)
 
 
-@kernel(inline="always")
+@kernel
 def _best_last(s, changed, limit, cost):
     """Best second move after ``_row``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
@@ -911,7 +918,7 @@ def _best_last(s, changed, limit, cost):
     return best, best_m, over
 
 
-@kernel(inline="always")
+@kernel
 def _bound(s, m, r, reach, cost, cv):
     """What first move m is worth at most (see ``_rows_best``)."""
     a = s[GAIN + m]
@@ -1035,7 +1042,7 @@ def plan(params, grid, lo, hi, spare, depth, cost, cv, s):
     list size).  Depth 2 runs over the placement list when it fits in scratch; the list
     size is -1 when it did not run."""
     if max(1, min(depth, spare - 1)) == 2:
-        slots, rows = build_list(params, grid, lo, hi, s, True)
+        slots, rows = build_list(params, grid, lo, hi, s, YES, NO)
         if slots >= 0:
             v, m = _level2_list(params, grid, slots, rows, spare, cost, cv, s)
             return v, m, slots
@@ -1122,7 +1129,7 @@ def _payer_single(params, grid, lo, hi, m1, slots, s):
 
 
 # ---- which card pays ------------------------------------------------------------------------------
-@kernel(inline="always")  # called per card: the call cost about as much as its loop
+@kernel  # called per card: the call cost about as much as its loop
 def _far(params, grid, c):
     """Wrong cells of card c's best placement at ``grid``."""
     best = 9
@@ -1199,7 +1206,7 @@ def _payer(params, grid, lo, hi, m1, depth, cv, s):
     left = depth
     while True:
         _, n, mlo, mhi, touched = hand_pass(params, g, rest_lo, rest_hi, s)
-        _take_best(s, touched, -1, 0.0)  # only clears
+        _take_best(s, touched, NONE, 0.0)  # only clears
         keep_lo |= mlo
         keep_hi |= mhi
         rest_lo &= ~mlo
@@ -1261,7 +1268,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         spare = state[HAND_N + seat] + 1
         if replan == 0 and state[TURN_ACTIONS] > 1 and min(depth, spare - 1) >= 2:
             # as the discard was decided: a single move that pays first
-            v, m = search(params, grid, lo, hi, spare, 1, 0.0, cv, scratch)
+            v, m = search(params, grid, lo, hi, spare, ONE, 0.0, cv, scratch)
             if v > EPS:
                 return m
         _, m, _ = plan(params, grid, lo, hi, spare, depth, 0.0, cv, scratch)
@@ -1300,7 +1307,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         scratch[MC_MATCH_LO] = scratch[NX_KEEP_LO]
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1
-        return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), True)
+        return _remember(scratch, seat, grid, lo, hi, c, m1, np.int64(-1), YES)
     first = state[TURN_ACTIONS] == 0 and d >= 1
     bot = h | (depth << 8)
     cv_bits = _float_bits(card_value)
@@ -1313,19 +1320,19 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
     rows = np.int64(0)
     if d == 2:
         # the quick look needs only the completions; the full search the new rows too
-        slots, rows = build_list(params, grid, lo, hi, scratch, not quick)
+        slots, rows = build_list(params, grid, lo, hi, scratch, not quick, NO)
     if slots >= 0:
         if quick:
             best, m1 = _best_single(scratch, h, cv)
             mode = 1
             if best <= EPS:  # the same list, now with the rows
-                slots, rows = build_list(params, grid, lo, hi, scratch, True, True)
+                slots, rows = build_list(params, grid, lo, hi, scratch, YES, YES)
         if mode == 0 or best <= EPS:
             best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
             mode = 2
     elif d >= 1:
         if quick:
-            best, m1 = search(params, grid, lo, hi, h, 1, cv, cv, scratch)
+            best, m1 = search(params, grid, lo, hi, h, ONE, cv, cv, scratch)
             if best > EPS:
                 d = 1
         if not quick or d > 1:
@@ -1358,6 +1365,9 @@ def greedy_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                   bot_params[seat, P_SKIP_THRESHOLD], np.int64(bot_params[seat, P_REPLAN]), imem[seat])
 
 
-register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False)  # it finds its own moves
+# the policy is a call of ``greedy``: inlined into the engine's link (one compiled copy less);
+# it finds its own moves
+register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False,
+             jit_options={"greedy_policy": {"inline": "always", "_nrt": False}})
 # the strongest bot measured here (README, MCTS: 0.667 of 2-player games against greedy)
 register_alias("shifting-stones", "expert", "mcts")

@@ -13,6 +13,8 @@ comparison, and sums for the rest.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -87,7 +89,9 @@ class Collector:
     def __init__(self, study: Study):
         self.study = study
         self.first_col = first_player_column(study.configs[0].info)
-        self.wins: dict[int, list[np.ndarray]] = {}
+        # per player count, decided games by their win pattern (bit k: position k won):
+        # everything the tables need, in 2**n numbers whatever the number of games
+        self.patterns: dict[int, np.ndarray] = {}
         self.games: dict[int, int] = {}
         self.truncated: dict[int, int] = {}
         self.moon: dict[str, float] = {}
@@ -99,14 +103,17 @@ class Collector:
         self.truncated[n] = self.truncated.get(n, 0) + int(trunc.sum())
         decided = frame[~trunc]
         seats_at = positions_of(decided, n, self.first_col)
-        wins = by_position(seat_matrix(decided, "win", n), seats_at).astype(np.int8)
-        self.wins.setdefault(n, []).append(wins)
+        wins = by_position(seat_matrix(decided, "win", n), seats_at) > 0
+        code = wins.astype(np.int64) @ (np.int64(1) << np.arange(n, dtype=np.int64))
+        counts = self.patterns.setdefault(n, np.zeros(1 << n, np.int64))
+        counts += np.bincount(code, minlength=1 << n)
         for key, value in moon_position_sums(frame).items():  # {} unless the results carry them
             self.moon[key] = self.moon.get(key, 0) + value
 
-    def win_matrix(self, n: int) -> np.ndarray:
-        parts = self.wins.get(n, [])
-        return np.concatenate(parts) if parts else np.zeros((0, n), np.int8)
+    def win_patterns(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(every win pattern as a 0/1 row by position, decided games with it)."""
+        rows = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1
+        return rows.astype(np.float64), self.patterns.get(n, np.zeros(1 << n, np.int64))
 
 
 def moon_position_sums(frame: pd.DataFrame) -> dict[str, float]:
@@ -148,25 +155,42 @@ def win_shares(w: np.ndarray) -> np.ndarray:
     return np.divide(w, winners, out=np.zeros(w.shape), where=winners > 0)
 
 
-def first_vs_fair(share0: np.ndarray, n: int) -> float:
+def first_vs_fair(share0: np.ndarray, n: int, counts: np.ndarray | None = None) -> float:
     """p-value of seat 0's mean win share against 1/n (one-sample t-test over games: the
-    shares take fractional values when wins are shared, so no binomial test applies)."""
-    from scipy.stats import ttest_1samp
+    shares take fractional values when wins are shared, so no binomial test applies).
+    With ``counts``, ``share0[i]`` stands for ``counts[i]`` games (the test of the games
+    written out, from their distinct values)."""
+    from scipy.stats import t as t_dist, ttest_1samp
 
-    if len(share0) < 2 or np.all(share0 == share0[0]):
+    if counts is None:
+        if len(share0) < 2 or np.all(share0 == share0[0]):
+            return float("nan")
+        return float(ttest_1samp(share0, 1.0 / n).pvalue)
+    total = counts.sum()
+    values = share0[counts > 0]
+    if total < 2 or np.all(values == values[0]):
         return float("nan")
-    return float(ttest_1samp(share0, 1.0 / n).pvalue)
+    mean, sem = _weighted_mean_sem(share0, counts)
+    return float(2 * t_dist.sf(abs((mean - 1.0 / n) / sem), total - 1))
+
+
+def _weighted_mean_sem(x: np.ndarray, counts: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error (sample sd, ddof = 1) of ``x[i]`` repeated ``counts[i]`` times."""
+    total = counts.sum()
+    mean = float((counts * x).sum() / total)
+    var = float((counts * (x - mean) ** 2).sum() / (total - 1))
+    return mean, math.sqrt(var / total)
 
 
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
     rows, tests = [], []
     for config in study.configs:
         n = config.players
-        w = collector.win_matrix(n)
-        decided = len(w)
-        wins = w.sum(axis=0).astype(np.int64)
+        w, c = collector.win_patterns(n)
+        decided = int(c.sum())
+        wins = np.rint(c @ w).astype(np.int64)
         shared = (w.sum(axis=1) > 1)
-        shared_wins = w[shared].sum(axis=0).astype(np.int64) if decided else np.zeros(n, np.int64)
+        shared_wins = np.rint(c[shared] @ w[shared]).astype(np.int64)
         lo, hi = stats.wilson_intervals(wins, decided)
         share = win_shares(w)
         for k in range(n):
@@ -174,19 +198,20 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
                          "shared_wins": int(shared_wins[k]),
                          "win_rate": wins[k] / decided if decided else np.nan,
                          "ci_low": float(lo[k]), "ci_high": float(hi[k]),
-                         "win_share": float(share[:, k].mean()) if decided else np.nan, "fair": 1.0 / n})
-        sole = w[~shared].sum(axis=0).astype(np.int64) if decided else np.zeros(n, np.int64)
+                         "win_share": float(c @ share[:, k] / decided) if decided else np.nan, "fair": 1.0 / n})
+        sole = np.rint(c[~shared] @ w[~shared]).astype(np.int64)
         chi2, p = (np.nan, np.nan)
         if sole.sum():
             chi2, p = stats.seat_equality_test(sole)
         test = {"players": n, "games": collector.games.get(n, 0), "decided": decided,
                 "truncated": collector.truncated.get(n, 0), "sole_wins": int(sole.sum()),
-                "shared": int(shared.sum()), "chi2": chi2, "p_equal_seats": p,
-                "p_first_vs_fair": first_vs_fair(share[:, 0], n)}
+                "shared": int(c[shared].sum()), "chi2": chi2, "p_equal_seats": p,
+                "p_first_vs_fair": first_vs_fair(share[:, 0], n, c)}
         if decided >= 2:
-            d = stats.paired_difference(w[:, 0], w[:, n - 1])
-            test.update({"first_minus_last": d["mean_diff"], "se_paired": d["se_paired"],
-                         "se_unpaired": d["se_unpaired"]})
+            diff, se_paired = _weighted_mean_sem(w[:, 0] - w[:, n - 1], c)
+            se_first, se_last = _weighted_mean_sem(w[:, 0], c)[1], _weighted_mean_sem(w[:, n - 1], c)[1]
+            test.update({"first_minus_last": diff, "se_paired": se_paired,
+                         "se_unpaired": math.sqrt(se_first ** 2 + se_last ** 2)})
         tests.append(test)
     tests_df = pd.DataFrame(tests)
     reject, adjusted = stats.adjust_pvalues(tests_df["p_equal_seats"].to_numpy(), method="holm")

@@ -53,6 +53,10 @@ __all__ = [
     "bootstrap_ratings",
     "ratings",
     "pairwise_table",
+    "pairwise_from_orders",
+    "poisson_weights",
+    "ratings_from_orders",
+    "Moments",
 ]
 
 #: Elo points per unit of log-strength: a gap of d points means an expected score of
@@ -489,23 +493,127 @@ def ratings(
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     games, ch, point, draws = _bootstrap(results, n_boot, seed, regularization, reference)
+    return _ratings_frame(games.bots, games.games_played, games.n_deals, ch, point, draws, alpha, n_boot, seed,
+                          regularization, reference)
+
+
+def _ratings_frame(bots, games_played, n_deals, ch, point, draws, alpha, n_boot, seed, regularization, reference,
+                   bootstrap="multinomial"):
     if n_boot > 0:
         lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
     else:
         lo = hi = np.full(point.shape, np.nan)
     out = pd.DataFrame(
-        {"bot": games.bots, "rating": point, "ci_low": lo, "ci_high": hi, "games": games.games_played}
+        {"bot": bots, "rating": point, "ci_low": lo, "ci_high": hi, "games": games_played}
     )
     out = out.sort_values(["rating", "bot"], ascending=[False, True], ignore_index=True)
     out.attrs.update(
         model="bradley-terry" if ch.pairwise_only else "plackett-luce",
-        deals=games.n_deals,
+        deals=n_deals,
         n_boot=n_boot,
         seed=seed,
         regularization=regularization,
         reference=reference,
+        bootstrap=bootstrap,
     )
     return out
+
+
+# ---- the same from tallies kept chunk by chunk (studies: memory flat in the game count) ----
+# Poisson(1) cumulative probabilities P(K <= k), k = 0..15 (P(K > 15) < 1e-13)
+_POISSON1_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(16)])
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    x = x ^ (x >> np.uint64(30))
+    x = x * _MIX1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def poisson_weights(seed: int, n_boot: int, deals) -> np.ndarray:
+    """``(n_boot, len(deals))`` Poisson(1) counts: how often each deal enters each bootstrap
+    resample of the *Poisson bootstrap* (each deal drawn independently Poisson(1) times
+    instead of a multinomial draw of exactly n deals; Hanley & MacGibbon 2006, the form
+    used for data seen once, in pieces).  Each count depends only on (seed, resample,
+    deal), so the games of a deal may arrive in any chunk, in any order."""
+    d = np.asarray(deals, dtype=np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        rows = _mix64(np.uint64(seed) * _GOLDEN + np.arange(n_boot, dtype=np.uint64))[:, None]
+        out = np.zeros((n_boot, len(d)), np.uint8)
+        step = 4096  # deals at a time: the 64-bit temporaries stay a few MB
+        for lo in range(0, len(d), step):
+            x = _mix64(rows + d[None, lo:lo + step] * _GOLDEN)
+            u = (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+            k = out[:, lo:lo + step]
+            for c in _POISSON1_CDF[:-1]:
+                k += u >= c
+    return out
+
+
+def ratings_from_orders(bots, codes, ranks, counts, boot_counts, n_deals: int, games_played, alpha: float = 0.05,
+                        seed: int = 0, regularization: float = DEFAULT_REGULARIZATION,
+                        reference=None) -> pd.DataFrame:
+    """:func:`ratings` from tallies kept chunk by chunk: the distinct finishing orders
+    (``codes``/``ranks`` as in the long format's preparation: bot codes best first, dense
+    places, -1 pad), ``counts`` games ending in each, and ``boot_counts`` ``(n_boot,
+    orders)`` their weighted counts under :func:`poisson_weights` of each game's deal.
+    Same model, fit and scale as :func:`ratings`; the intervals come from the Poisson
+    bootstrap over deals (``attrs["bootstrap"]``)."""
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be in (0, 1)")
+    bots = np.asarray(bots)
+    n_bots = len(bots)
+    ref = None
+    if reference is not None:
+        hits = np.flatnonzero(bots == reference)
+        if hits.size == 0:
+            raise ValueError(f"reference bot {reference!r} is not in the results")
+        ref = int(hits[0])
+    games = _Games(bots=bots, games_played=np.asarray(games_played), n_deals=n_deals, sig_codes=np.asarray(codes),
+                   sig_ranks=np.asarray(ranks), sig_count=np.asarray(counts, dtype=float), deal_sig=None)
+    ch = _choices(games)
+    theta = _fit(ch, ch.sig_event @ games.sig_count, n_bots, regularization, None)
+    boot_counts = np.asarray(boot_counts, dtype=float)
+    n_boot = boot_counts.shape[0]
+    draws = np.empty((n_boot, n_bots))
+    for i in range(n_boot):
+        draws[i] = _fit(ch, ch.sig_event @ boot_counts[i], n_bots, regularization, theta)
+    return _ratings_frame(bots, games.games_played, n_deals, ch, _to_scale(theta, ref), _to_scale(draws, ref), alpha,
+                          n_boot, seed, regularization, reference, bootstrap="poisson")
+
+
+class Moments:
+    """Count, mean and sum of squared deviations of a stream of values, merged piece by
+    piece (Chan et al.'s pairwise update: stable for millions of values)."""
+
+    def __init__(self):
+        self.n = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+
+    def add(self, x) -> None:
+        x = np.asarray(x, dtype=float)
+        k = x.size
+        if k == 0:
+            return
+        mean = float(x.mean())
+        m2 = float(((x - mean) ** 2).sum())
+        n = self.n + k
+        delta = mean - self.mean
+        self.mean += delta * k / n
+        self.m2 += m2 + delta * delta * self.n * k / n
+        self.n = n
+
+    def sem(self) -> float:
+        """Standard error of the mean (sample sd, ddof = 1, as ``scipy.stats.sem``)."""
+        if self.n < 2:
+            return float("nan")
+        return math.sqrt(self.m2 / (self.n - 1) / self.n)
 
 
 def pairwise_table(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -524,8 +632,15 @@ def pairwise_table(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     so prefer :func:`ratings` (bootstrap over deals) for claims about strength.
     """
     games = _prepare(results)
-    n_bots = len(games.bots)
-    c, r, cnt = games.sig_codes, games.sig_ranks, games.sig_count
+    return pairwise_from_orders(games.bots, games.sig_codes, games.sig_ranks, games.sig_count, alpha)
+
+
+def pairwise_from_orders(bots, codes, ranks, counts, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`pairwise_table` from the distinct finishing orders and how many games ended
+    in each (``OrderTally``): the same table, without the games themselves."""
+    bots = np.asarray(bots)
+    n_bots = len(bots)
+    c, r, cnt = np.asarray(codes), np.asarray(ranks), np.asarray(counts, dtype=float)
     tally = np.zeros((3, n_bots * n_bots))  # ahead, behind, tied, keyed lo * n + hi
     for i, j in combinations(range(c.shape[1]), 2):
         ok = c[:, j] >= 0
@@ -545,8 +660,8 @@ def pairwise_table(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     lo, hi = wilson_intervals(score, total[met], alpha=alpha)
     return pd.DataFrame(
         {
-            "bot_a": games.bots[a],
-            "bot_b": games.bots[b],
+            "bot_a": bots[a],
+            "bot_b": bots[b],
             "games": total[met],
             "wins_a": wins_a[met],
             "wins_b": wins_b[met],

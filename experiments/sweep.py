@@ -87,12 +87,62 @@ def _fmt(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+class _Sums:
+    """Count, sum, moments, extremes of a metric's values (NaN: no value) over chunks."""
+
+    def __init__(self):
+        self.count = 0
+        self.total = 0.0
+        self.moments = stats.Moments()
+        self.lo = np.inf
+        self.hi = -np.inf
+
+    def add(self, x: np.ndarray) -> None:
+        x = x[~np.isnan(x)]
+        self.count += x.size
+        self.total += float(x.sum())
+        self.moments.add(x)
+        if x.size:
+            self.lo, self.hi = min(self.lo, float(x.min())), max(self.hi, float(x.max()))
+
+    def mean(self) -> float:
+        return self.total / self.count if self.count else float("nan")
+
+
+class _Pair:
+    """A metric of one setting against the baseline on the deals both give it a value."""
+
+    def __init__(self):
+        self.value, self.baseline = _Sums(), _Sums()
+        self.a, self.b, self.d = stats.Moments(), stats.Moments(), stats.Moments()
+        self.differ = False
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> None:
+        self.value.add(a)
+        self.baseline.add(b)
+        ok = ~(np.isnan(a) | np.isnan(b))
+        self.a.add(a[ok])
+        self.b.add(b[ok])
+        self.d.add(a[ok] - b[ok])
+        self.differ = self.differ or bool((a[ok] != b[ok]).any())
+
+
 class Collector:
+    """Per-game metrics of each setting, folded chunk by chunk into sums and moments (the
+    summary and the paired tests need nothing else).  The settings of one range of deals
+    are paired deal by deal, so a range is held until every setting of it has arrived
+    (``Study.tasks`` is chunk-major: one range at a time, locally)."""
+
     def __init__(self, study: Study):
         self.study = study
         labels = study.configs[0].bot_labels
         self.bot_names = sorted(set(labels)) if len(set(labels)) > 1 else []
-        self.parts: dict[int, list[pd.DataFrame]] = {}
+        self.base = study.meta["baseline_run"]
+        runs = range(len(study.configs))
+        self.games = {r: 0 for r in runs}
+        self.sums = {r: {m: _Sums() for m in ("seat0_win", *self.metrics())} for r in runs}
+        self.pairs = {(r, m): _Pair() for r in runs if r != self.base for m in self.metrics()}
+        self.pending: dict[int, dict[int, pd.DataFrame]] = {}
 
     def metrics(self) -> list[str]:
         return list(BASE_METRICS) + [f"win:{b}" for b in self.bot_names]
@@ -119,63 +169,79 @@ class Collector:
         part = pd.DataFrame(cols)
         for c in part.columns[1:]:
             part[c] = part[c].astype(np.float32)
-        self.parts.setdefault(task.run, []).append(part)
+        part = part.sort_values("index").reset_index(drop=True)
+        self.games[task.run] += len(part)
+        for m, s in self.sums[task.run].items():
+            s.add(part[m].to_numpy(np.float64))
+        waiting = self.pending.setdefault(task.start, {})
+        waiting[task.run] = part
+        if len(waiting) == len(self.study.configs):
+            self._pair(self.pending.pop(task.start))
 
-    def run_frame(self, run: int) -> pd.DataFrame:
-        return pd.concat(self.parts[run], ignore_index=True).sort_values("index").reset_index(drop=True)
+    def _pair(self, parts: dict[int, pd.DataFrame]) -> None:
+        base = parts[self.base]
+        for r, f in parts.items():
+            if r == self.base:
+                continue
+            assert (f["index"].to_numpy() == base["index"].to_numpy()).all(), "sweep values must share the deals"
+            for m in self.metrics():
+                self.pairs[(r, m)].add(f[m].to_numpy(np.float64), base[m].to_numpy(np.float64))
+
+    def finish(self) -> None:
+        if self.pending:
+            raise ValueError("a sweep summary needs every setting of every range of deals")
 
 
-def _mean_of_decided(values: np.ndarray) -> float:
-    """The mean over the games that give the metric a value (NaN, without numpy's warning,
-    when none does: every game truncated)."""
-    decided = values[~np.isnan(values)]
-    return float(decided.mean()) if decided.size else float("nan")
+def _first_vs_fair(s: _Sums, n: int) -> float:
+    """``first_vs_fair`` of the seat-0 shares from their moments."""
+    m = s.moments
+    if m.n < 2 or s.lo == s.hi:
+        return float("nan")
+    return float(2 * sps.t.sf(abs((m.mean - 1.0 / n) / m.sem()), m.n - 1))
 
 
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
+    collector.finish()
     names = list(study.meta["vary"])
     n = study.configs[0].players
-    frames = {r: collector.run_frame(r) for r in range(len(study.configs))}
     rows = []
     for r, config in enumerate(study.configs):
-        f = frames[r]
-        decided = int((f["truncated"] == 0).sum())
-        wins0 = int(np.nansum(f["seat0_win"]))
+        s = collector.sums[r]
+        decided = s["seat0_win"].count
+        wins0 = int(round(s["seat0_win"].total))
         lo, hi = stats.wilson_interval(wins0, decided)
         row = {"run": r, **{k: config.variant[k] for k in names}, "baseline": r == study.meta["baseline_run"],
-               "games": len(f), "decided": decided, "seat0_win_rate": wins0 / decided if decided else np.nan,
+               "games": collector.games[r], "decided": decided, "seat0_win_rate": wins0 / decided if decided else np.nan,
                "ci_low": lo, "ci_high": hi, "fair": 1.0 / n,
-               "seat0_share": float(np.nanmean(f["seat0_share"])) if decided else np.nan}
+               "seat0_share": s["seat0_share"].mean() if decided else np.nan}
         row["seat_advantage"] = row["seat0_share"] - 1.0 / n
-        row["p_seat0_fair"] = first_vs_fair(f["seat0_share"].dropna().to_numpy(np.float64), n)
+        row["p_seat0_fair"] = _first_vs_fair(s["seat0_share"], n)
         for m in ("turns", "decisions", "margin"):
-            row[f"mean_{m}"] = float(np.nanmean(f[m])) if decided else np.nan
-        row["truncated_share"] = float(f["truncated"].mean())
+            row[f"mean_{m}"] = s[m].mean() if decided else np.nan
+        row["truncated_share"] = s["truncated"].mean()
         for b in collector.bot_names:
-            row[f"win_rate:{b}"] = float(np.nanmean(f[f"win:{b}"])) if decided else np.nan
+            row[f"win_rate:{b}"] = s[f"win:{b}"].mean() if decided else np.nan
         rows.append(row)
     summary = pd.DataFrame(rows)
 
-    base = frames[study.meta["baseline_run"]]
     tests = []
     for r in range(len(study.configs)):
         if r == study.meta["baseline_run"]:
             continue
-        f = frames[r]
-        assert (f["index"].to_numpy() == base["index"].to_numpy()).all(), "sweep values must share the deals"
         for m in collector.metrics():
-            a = f[m].to_numpy(np.float64)
-            b = base[m].to_numpy(np.float64)
-            ok = ~(np.isnan(a) | np.isnan(b))
+            pair = collector.pairs[(r, m)]
             test = {"run": r, **{k: study.configs[r].variant[k] for k in names}, "metric": m,
-                    "value": _mean_of_decided(a), "baseline_value": _mean_of_decided(b), "pairs": int(ok.sum())}
-            if ok.sum() >= 2:
-                d = stats.paired_difference(a[ok], b[ok])
-                test.update(diff=d["mean_diff"], se_paired=d["se_paired"], se_unpaired=d["se_unpaired"])
-                if np.all(a[ok] == b[ok]):
+                    "value": pair.value.mean(), "baseline_value": pair.baseline.mean(), "pairs": pair.d.n}
+            if pair.d.n >= 2:
+                se_paired = pair.d.sem()
+                test.update(diff=pair.d.mean, se_paired=se_paired,
+                            se_unpaired=float(np.sqrt(pair.a.sem() ** 2 + pair.b.sem() ** 2)))
+                if not pair.differ:
                     test["p"] = 1.0  # the very same games: nothing differs
+                elif se_paired == 0:
+                    test["p"] = 0.0  # every deal moved by the same amount
                 else:
-                    test["p"] = float(sps.ttest_rel(a[ok], b[ok]).pvalue)
+                    test["p"] = float(2 * sps.t.sf(abs(pair.d.mean / se_paired), pair.d.n - 1))
             else:
                 test.update(diff=np.nan, se_paired=np.nan, se_unpaired=np.nan, p=np.nan)
             tests.append(test)

@@ -8,6 +8,7 @@ seat it holds, and ratings and the pairwise table compare bots on shared deals.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -96,23 +97,68 @@ def seat_selections(labels: Sequence[str]) -> list[tuple[int, ...]]:
 
 
 class Collector:
-    """Keeps, chunk by chunk, only what the tables need: the long frame of decided games
-    (deal, game, bot, place; small integer columns), games per bot and the truncated count.
+    """Keeps, chunk by chunk, only tallies whose size does not grow with the games: how many
+    games ended in each distinct finishing order of the bots (the ratings and the pairwise
+    table need nothing else), the same counts weighted by each deal's Poisson bootstrap
+    counts (``stats.poisson_weights``), and per pair of bots the moments of their per-deal
+    win difference.  A deal's seatings arrive in the chunks of one range of deals
+    (``Study.tasks`` is chunk-major; a cluster may deliver them out of order), so only the
+    ranges still missing a seating are held, as a few numbers per deal.
 
-    A seating that puts one bot in several seats (more seats than bots) enters the long
-    frame as its sub-games with one seat of each bot, in the game's finishing order
-    restricted to them: the rating models need each bot once per game, and Plackett-Luce
-    restricted to a subset of players is again Plackett-Luce.  Each comparison between
-    two different bots at the table then counts once."""
+    A seating that puts one bot in several seats (more seats than bots) counts as its
+    sub-games with one seat of each bot, in the game's finishing order restricted to them:
+    the rating models need each bot once per game, and Plackett-Luce restricted to a
+    subset of players is again Plackett-Luce.  Each comparison between two different bots
+    at the table then counts once."""
 
-    def __init__(self, study: Study):
+    def __init__(self, study: Study, n_boot: int = 200):
+        if n_boot < 0:
+            raise ValueError("n_boot must be >= 0")
         self.study = study
         self.players = study.configs[0].players
+        self.bots = sorted(study.meta["bots"])
+        self.code = {b: i for i, b in enumerate(self.bots)}
         self.selections = [seat_selections(c.bot_labels) for c in study.configs]
-        self.parts: list[pd.DataFrame] = []
+        self.n_boot = n_boot
         self.games = 0
         self.truncated = 0
         self.bot_games: dict[str, int] = {}
+        self.subgames = np.zeros(len(self.bots), np.int64)  # sub-games each bot sat in
+        self.orders: dict[int, int] = {}  # finishing-order key -> its number
+        self.order_rows: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, ranks) per order
+        self.counts: list[float] = []
+        self.boot = np.zeros((n_boot, 0))
+        self.pairs = [(a, b) for i, a in enumerate(self.bots) for b in self.bots[i + 1:]]
+        self.moments = {p: (stats.Moments(), stats.Moments(), stats.Moments()) for p in self.pairs}
+        self.pending: dict[int, dict] = {}  # range start -> its per-deal sums, seatings seen
+        self.deals = 0
+        self._weights: tuple[int, int, np.ndarray] | None = None
+
+    def _order_ids(self, codes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """The number of each row's finishing order (new orders are added)."""
+        k = codes.shape[1]
+        key = np.zeros(len(codes), np.int64)
+        for j in range(k):
+            key = key * (len(self.bots) + 1) + codes[:, j] + 1
+        for j in range(k):
+            key = key * (k + 1) + ranks[:, j] + 1
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        ids = np.empty(len(uniq), np.int64)
+        for u, (value, row) in enumerate(zip(uniq.tolist(), first.tolist())):
+            if value not in self.orders:
+                self.orders[value] = len(self.counts)
+                self.order_rows.append((codes[row].copy(), ranks[row].copy()))
+                self.counts.append(0.0)
+            ids[u] = self.orders[value]
+        if len(self.counts) > self.boot.shape[1]:
+            self.boot = np.hstack([self.boot, np.zeros((self.n_boot, len(self.counts) - self.boot.shape[1]))])
+        return ids[inverse.ravel()]
+
+    def _deal_weights(self, start: int, count: int) -> np.ndarray:
+        if self._weights is None or self._weights[:2] != (start, count):
+            deals = np.arange(start, start + count, dtype=np.int64)
+            self._weights = (start, count, stats.poisson_weights(self.study.seed, self.n_boot, deals))
+        return self._weights[2]
 
     def __call__(self, task, frame: pd.DataFrame) -> None:
         self.games += len(frame)
@@ -123,53 +169,104 @@ class Collector:
         for label in set(labels):
             self.bot_games[label] = self.bot_games.get(label, 0) + len(decided)
         places = finishing_places(decided, self.players)
-        deal = decided["index"].to_numpy(np.int64)
-        picks = self.selections[task.run]
-        span = self.study.games
-        for j, pick in enumerate(picks):
-            game = (task.run * span + deal) * len(picks) + j
-            k = len(pick)
-            self.parts.append(pd.DataFrame({
-                "deal": np.repeat(deal, k),
-                "game": np.repeat(game, k),
-                "bot": pd.Categorical(np.tile([labels[s] for s in pick], len(deal)), categories=self.study.meta["bots"]),
-                "place": places[:, list(pick)].reshape(-1).astype(np.int8),
-            }))
+        local = decided["index"].to_numpy(np.int64) - task.start  # the deal within the range
+        pend = self.pending.setdefault(task.start, {
+            "runs": set(), "seen": np.zeros(task.count, bool),
+            "sums": {p: np.zeros((3, task.count)) for p in self.pairs}})
+        pend["runs"].add(task.run)
+        pend["seen"][local] = True
+        weights = self._deal_weights(task.start, task.count) if self.n_boot and len(local) else None
+        won = (places == 0).astype(np.float64)
+        for pick in self.selections[task.run]:
+            if not len(local):
+                break
+            codes = np.array([self.code[labels[s]] for s in pick], np.int64)
+            p = places[:, list(pick)]
+            # best first, then by bot code: the order the long format's preparation uses
+            order = np.argsort(p * len(self.bots) + codes, axis=1, kind="stable")
+            sorted_places = np.take_along_axis(p, order, axis=1)
+            ranks = np.zeros(p.shape, np.int64)
+            ranks[:, 1:] = np.cumsum(sorted_places[:, 1:] != sorted_places[:, :-1], axis=1)
+            ids = self._order_ids(codes[order], ranks)
+            tally = np.bincount(ids, minlength=len(self.counts))
+            for i in np.flatnonzero(tally):
+                self.counts[i] += float(tally[i])
+                if weights is not None:
+                    self.boot[:, i] += weights[:, local[ids == i]].sum(axis=1)
+            self.subgames[codes] += len(p)
+            for j, a in enumerate(pick):
+                for b in pick[j + 1:]:
+                    x, y = sorted((labels[a], labels[b]))
+                    sx, sy = (a, b) if labels[a] == x else (b, a)
+                    sums = pend["sums"][(x, y)]
+                    sums[0] += np.bincount(local, weights=won[:, sx], minlength=task.count)
+                    sums[1] += np.bincount(local, weights=won[:, sy], minlength=task.count)
+                    sums[2] += np.bincount(local, minlength=task.count)
+        if len(pend["runs"]) == len(self.study.configs):
+            self._close(task.start)
 
-    def long(self) -> pd.DataFrame:
-        if not self.parts:
-            return pd.DataFrame({"deal": [], "game": [], "bot": [], "place": []})
-        lf = pd.concat(self.parts, ignore_index=True)
-        lf["bot"] = lf["bot"].astype(str)
-        return lf
+    def _close(self, start: int) -> None:
+        """A range of deals has all its seatings: fold its per-deal win rates into the
+        moments of each pair's paired difference."""
+        pend = self.pending.pop(start)
+        self.deals += int(pend["seen"].sum())
+        for pair, (sa, sb, n) in pend["sums"].items():
+            ok = n > 0
+            a, b = sa[ok] / n[ok], sb[ok] / n[ok]
+            md, ma, mb = self.moments[pair]
+            md.add(a - b)
+            ma.add(a)
+            mb.add(b)
+
+    def finish(self) -> None:
+        for start in sorted(self.pending):
+            self._close(start)
+
+    def tallies(self) -> dict:
+        """The finishing orders with their counts, as ``stats.ratings_from_orders`` takes them."""
+        self.finish()
+        k = max((len(c) for c, _ in self.order_rows), default=0)
+        codes = np.full((len(self.order_rows), k), -1, np.int64)
+        ranks = np.full((len(self.order_rows), k), -1, np.int64)
+        for i, (c, r) in enumerate(self.order_rows):
+            codes[i, :len(c)] = c
+            ranks[i, :len(r)] = r
+        return {"bots": np.array(self.bots, dtype=object), "codes": codes, "ranks": ranks,
+                "counts": np.array(self.counts), "boot_counts": self.boot}
+
+    def paired_win_rates(self, a: str, b: str) -> dict:
+        """Win rate of ``a`` minus that of ``b`` on the deals both played, per deal (their
+        mean win over the seatings of the deal in which both sat), with the paired and the
+        unpaired standard error."""
+        self.finish()
+        x, y = sorted((a, b))
+        md, ma, mb = self.moments[(x, y)]
+        if md.n < 2:
+            return {"win_rate_diff": float("nan"), "se_paired": float("nan"), "se_unpaired": float("nan")}
+        sign = 1.0 if (x, y) == (a, b) else -1.0
+        return {"win_rate_diff": sign * md.mean, "se_paired": md.sem(),
+                "se_unpaired": math.sqrt(ma.sem() ** 2 + mb.sem() ** 2)}
 
 
-def paired_win_rates(lf: pd.DataFrame, a: str, b: str) -> dict:
-    """Win rate of ``a`` minus that of ``b`` on the deals both played, per deal (their
-    mean win over the seatings of the deal in which both sat), with the paired and the
-    unpaired standard error."""
-    games_a = set(lf.loc[lf["bot"] == a, "game"])
-    games_b = set(lf.loc[lf["bot"] == b, "game"])
-    shared = lf[lf["game"].isin(games_a & games_b) & lf["bot"].isin([a, b])]
-    won = shared.assign(win=(shared["place"] == 0).astype(float))
-    per_deal = won.pivot_table(index="deal", columns="bot", values="win", aggfunc="mean", observed=True)
-    if a not in per_deal or b not in per_deal or len(per_deal) < 2:
-        return {"win_rate_diff": float("nan"), "se_paired": float("nan"), "se_unpaired": float("nan")}
-    d = stats.paired_difference(per_deal[a].to_numpy(), per_deal[b].to_numpy())
-    return {"win_rate_diff": d["mean_diff"], "se_paired": d["se_paired"], "se_unpaired": d["se_unpaired"]}
-
-
-def summarize(study: Study, collector: Collector, n_boot: int = 200) -> dict[str, pd.DataFrame]:
-    lf = collector.long()
+def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> dict[str, pd.DataFrame]:
+    """The ratings, with the first ``n_boot`` of the collector's bootstrap resamples (drawn
+    as the games arrived; all of them by default), and the pairwise table."""
+    n_boot = collector.n_boot if n_boot is None else n_boot
+    if not 0 <= n_boot <= collector.n_boot:
+        raise ValueError(f"the collector keeps {collector.n_boot} bootstrap resamples, not {n_boot}: "
+                         "give n_boot to the Collector")
+    t = collector.tallies()
+    t["boot_counts"] = t["boot_counts"][:n_boot]
     tables: dict[str, pd.DataFrame] = {}
-    if lf.empty:
+    if not len(t["counts"]):
         raise ValueError("every game of the tournament was truncated; nothing to rate")
-    rated = stats.ratings(lf, n_boot=n_boot, seed=study.seed)
+    rated = stats.ratings_from_orders(t["bots"], t["codes"], t["ranks"], t["counts"], t["boot_counts"],
+                                      collector.deals, collector.subgames, seed=study.seed)
     # decided games each bot sat in (the rating fit counts sub-games when a bot held two seats)
     rated["games"] = [collector.bot_games.get(b, 0) for b in rated["bot"]]
     tables["ratings"] = rated
-    pairwise = stats.pairwise_table(lf)
-    extra = pd.DataFrame([paired_win_rates(lf, r.bot_a, r.bot_b) for r in pairwise.itertuples()],
+    pairwise = stats.pairwise_from_orders(t["bots"], t["codes"], t["ranks"], t["counts"])
+    extra = pd.DataFrame([collector.paired_win_rates(r.bot_a, r.bot_b) for r in pairwise.itertuples()],
                          index=pairwise.index)
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
     return tables

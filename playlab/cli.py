@@ -596,10 +596,10 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
 
     games, note = _study_games(n_games, ci_width, pilot, "per seating")
     study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
-    collector = t.Collector(study)
+    collector = t.Collector(study, n_boot)
     outcome = _run(study, collector, out, progress, threads)
     stopping.phase("ratings")
-    tables = t.summarize(study, collector, n_boot)
+    tables = t.summarize(study, collector)
     title = f"{study.configs[0].info.title}, {study.meta['players']} players"
     _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
                   out, as_json, note,

@@ -15,11 +15,13 @@ file and renamed, so a failure never leaves a partial report.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -99,6 +101,46 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+# ---- drawing the figures side by side ------------------------------------------------------
+# While a report is built, a plot function returns a placeholder and records its call; the
+# page is laid out first and the figures are drawn at the end in worker processes (about
+# 0.1-0.2 s of matplotlib per figure, and a dozen studies have about a hundred of them).
+_PENDING: list | None = None
+_TOKEN = "@@playlab-plot-{}@@"
+
+
+def _deferred(fn):
+    @functools.wraps(fn)
+    def plot(*args, **kwargs):
+        if _PENDING is None:
+            return fn(*args, **kwargs)
+        _PENDING.append((fn.__name__, args, kwargs))
+        return _TOKEN.format(len(_PENDING) - 1)
+    return plot
+
+
+def _draw(job) -> str:
+    name, args, kwargs = job
+    return globals()[name].__wrapped__(*args, **kwargs)
+
+
+def _draw_all(jobs: list) -> list[str]:
+    """The figures' PNGs (base64), drawn by up to one worker process per core (forked,
+    so they start with matplotlib and the data already loaded); in this process when
+    there is one core or processes cannot be forked."""
+    import multiprocessing
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_draw(j) for j in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    _plt()  # imported once here, inherited by the workers
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_draw, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+
+
+@_deferred
 def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair"):
     """Point and 95% interval per row, with the reference line: one message per plot (how
     far each row is from the reference)."""
@@ -115,6 +157,7 @@ def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair"):
     return _png(fig)
 
 
+@_deferred
 def groups_plot(groups: dict, xlabel, ylabel, title, ref=None, ref_label=None, xticklabels=None):
     """Several series (one per group: marker and grey) of points with 95% intervals over
     a shared x; ``groups[name] = (x, est, lo, hi)``."""
@@ -138,6 +181,7 @@ def groups_plot(groups: dict, xlabel, ylabel, title, ref=None, ref_label=None, x
     return _png(fig)
 
 
+@_deferred
 def box_plot(series: dict, xlabel, ylabel, title):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
@@ -154,6 +198,7 @@ def box_plot(series: dict, xlabel, ylabel, title):
     return _png(fig)
 
 
+@_deferred
 def hist_plot(series: dict, xlabel, title):
     """Share of games per value, one step line per series (line styles, not colours)."""
     plt = _plt()
@@ -174,6 +219,7 @@ def hist_plot(series: dict, xlabel, title):
     return _png(fig)
 
 
+@_deferred
 def scatter_cards(cards: pd.DataFrame, title):
     """Each card's expected points per game (value x share of games it is scored in)
     against its face value."""
@@ -335,6 +381,19 @@ def _options_text(study: B.StudyData) -> str:
 
 def build_report(root: str | Path) -> str:
     """The report's HTML for every study under ``root``."""
+    global _PENDING
+
+    _PENDING = []
+    try:
+        text = _build_report(root)
+        jobs, _PENDING = _PENDING, None
+        pngs = _draw_all(jobs)
+    finally:
+        _PENDING = None
+    return re.sub(r"@@playlab-plot-(\d+)@@", lambda m: pngs[int(m.group(1))], text)
+
+
+def _build_report(root: str | Path) -> str:
     import jinja2
 
     from simcore.games import load_game

@@ -1,14 +1,16 @@
 """Run configurations, batches of games and their results as pandas frames."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
-from simcore.engine import COL_DECISIONS
+from simcore.engine import COL_DECISIONS, GAMES_PER_CHUNK
 from simcore.games import load_game
 from . import KernelError  # noqa: F401 (raised here, imported from here by callers)
 from .agents import play_agent_game, run_agent_games
@@ -147,11 +149,38 @@ class Batch:
             return run_agent_games(self, start, count)
         out = np.zeros((count, len(c.columns())), dtype=np.int64)
         if count:
-            self.kernels.run_batch(self.params, c.players, c.seed, start, count, self.kinds,
-                                   self.bot_params, self.state_size, self.imem_size, self.fmem_size,
-                                   self.max_decisions, out)
+            self._run_spread(start, count, out)
         check_rows(out)
         return out
+
+    def _run_piece(self, start: int, lo: int, hi: int, out: np.ndarray) -> None:
+        c = self.config
+        self.kernels.run_batch(self.params, c.players, c.seed, start + lo, hi - lo, self.kinds,
+                               self.bot_params, self.state_size, self.imem_size, self.fmem_size,
+                               self.max_decisions, out[lo:hi])
+
+    def _run_spread(self, start: int, count: int, out: np.ndarray) -> None:
+        """Games ``start …`` into ``out`` on ``numba.get_num_threads()`` threads: the batch
+        kernel releases the interpreter, so pieces of the batch run side by side, handed
+        out as threads come free (game lengths vary).  Pieces start at multiples of
+        ``GAMES_PER_CHUNK`` from ``start``, where the kernel starts its chunks anyway."""
+        import numba
+
+        threads = numba.get_num_threads()
+        if threads <= 1 or count <= GAMES_PER_CHUNK:
+            self._run_piece(start, 0, count, out)
+            return
+        size = -(-count // (threads * PIECES_PER_THREAD))
+        size = max(GAMES_PER_CHUNK, -(-size // GAMES_PER_CHUNK) * GAMES_PER_CHUNK)
+        futures = [_pool(threads).submit(self._run_piece, start, lo, min(count, lo + size), out)
+                   for lo in range(0, count, size)]
+        try:
+            for f in futures:
+                f.result()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
 
     def record_games(self, start: int, count: int, actions: np.ndarray) -> int:
         """Games ``start …`` one after another, their actions back to back in ``actions``;
@@ -208,6 +237,15 @@ def choose(game: str, bots: Sequence[Bot], state: np.ndarray, params: np.ndarray
     view = np.zeros(state.shape[0], np.int64)
     legal = np.zeros(max(1, k.game.INFO.num_actions), np.int64)
     return int(k.choose_action(kinds, bp, state, params, rng, int(seat), imem, fmem, view, legal))
+
+
+# pieces per thread in one batch: enough to even out games of different lengths
+PIECES_PER_THREAD = 8
+
+
+@lru_cache(maxsize=None)
+def _pool(threads: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="playlab-batch")
 
 
 def check_rows(rows: np.ndarray) -> None:

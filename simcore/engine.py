@@ -23,7 +23,6 @@ about a third of a random decision).  The entry points that allocate the per-chu
 keep it.
 """
 import numpy as np
-from numba import prange
 
 from .rng import CHANCE_STREAM, bot_stream, stream_key
 
@@ -76,7 +75,7 @@ def choose_action(bot_kind, bot_params, state, params, rng, seat, imem, fmem, vi
 
 def start_game(state, params, players, seed, index, rng):
     """Deal game ``index`` of run ``seed`` and seed every seat's bot stream."""
-    init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
+    init(state, params, players, stream_key(seed, index, np.int64(CHANCE_STREAM)))  # noqa: F821 (typed, not a literal: one copy of stream_key)
     for s in range(players):
         rng[s] = stream_key(seed, index, bot_stream(s))
 
@@ -114,9 +113,13 @@ def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, im
 
 def run_batch(params, players, seed, start, count, bot_kind, bot_params, state_size,
               imem_size, fmem_size, max_decisions, out):
-    """Play games ``start … start+count-1`` into ``out[g]`` (one result row each)."""
+    """Play games ``start … start+count-1`` into ``out[g]`` (one result row each), on the
+    calling thread (``runtime.runner.Batch.run`` spreads pieces of a batch over threads:
+    compiled with ``nogil``, not as a Numba ``prange`` loop, whose parallel compile took
+    about a fifth of a cold compile).  Each chunk of ``GAMES_PER_CHUNK`` games allocates
+    its buffers once."""
     nchunks = (count + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK
-    for c in prange(nchunks):
+    for c in range(nchunks):
         state = np.empty(state_size, np.int64)
         rng = np.empty(players, np.int64)
         imem = np.zeros((players, imem_size), np.int64)
@@ -225,6 +228,10 @@ TEMPLATES = ("choose_action", "start_game", "play_game", "run_batch", "play_reco
              "replay_loop", "replay_with_random", "advance")
 LINK_TEMPLATES = {"view": "link_view", "state": "link_state"}
 NO_NRT = {"_nrt": False}
-JIT_OPTIONS = {"run_batch": {"parallel": True}, "choose_action": {"inline": "always", **NO_NRT},
+# Every separately compiled function is optimised again, and turned into machine code again,
+# with all it calls linked in: the links are inlined into the loop (Numba's own inlining)
+# so that a bot's code is not compiled once more per link of the chain.
+INLINE = {"inline": "always"}
+JIT_OPTIONS = {"run_batch": {"nogil": True}, "choose_action": {**INLINE, **NO_NRT},
                "play_game": NO_NRT, "replay_loop": NO_NRT, "advance": NO_NRT,
-               "link_view": NO_NRT, "link_state": NO_NRT, "no_bot": NO_NRT}
+               "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT}
