@@ -160,7 +160,7 @@ def first_vs_fair(share0: np.ndarray, n: int, counts: np.ndarray | None = None) 
     shares take fractional values when wins are shared, so no binomial test applies).
     With ``counts``, ``share0[i]`` stands for ``counts[i]`` games (the test of the games
     written out, from their distinct values)."""
-    from scipy.stats import t as t_dist, ttest_1samp
+    from scipy.stats import ttest_1samp
 
     if counts is None:
         if len(share0) < 2 or np.all(share0 == share0[0]):
@@ -170,16 +170,21 @@ def first_vs_fair(share0: np.ndarray, n: int, counts: np.ndarray | None = None) 
     values = share0[counts > 0]
     if total < 2 or np.all(values == values[0]):
         return float("nan")
-    mean, sem = _weighted_mean_sem(share0, counts)
-    return float(2 * t_dist.sf(abs((mean - 1.0 / n) / sem), total - 1))
+    return float(_frequency_stats(share0, counts).ttest_mean(1.0 / n)[1])
+
+
+def _frequency_stats(x: np.ndarray, counts: np.ndarray):
+    """``x[i]`` repeated ``counts[i]`` times, as statsmodels' descriptive statistics
+    (frequency weights, sample variance with ddof = 1: the statistics of the games written out)."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    return DescrStatsW(np.asarray(x, np.float64), weights=np.asarray(counts, np.float64), ddof=1)
 
 
 def _weighted_mean_sem(x: np.ndarray, counts: np.ndarray) -> tuple[float, float]:
-    """Mean and standard error (sample sd, ddof = 1) of ``x[i]`` repeated ``counts[i]`` times."""
-    total = counts.sum()
-    mean = float((counts * x).sum() / total)
-    var = float((counts * (x - mean) ** 2).sum() / (total - 1))
-    return mean, math.sqrt(var / total)
+    """Mean and standard error of ``x[i]`` repeated ``counts[i]`` times."""
+    d = _frequency_stats(x, counts)
+    return float(d.mean), float(d.std_mean)
 
 
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:

@@ -88,7 +88,11 @@ class RunConfig:
         # a run travels (to processes, Dask workers) as its specs and the plugins that
         # define them, and is parsed again there: bot specs and memory functions of a
         # plugin need not pickle, and the receiving side loads the same plugins first
-        return (_restore_config, (self.game, self.players, tuple(self.bot_labels), dict(self.variant),
+        # (only the options set away from their defaults: a default such as the packaged
+        # deck's "" is no value a user could give, and the receiving side fills defaults in)
+        defaults = {o.name: o.default for o in self.info.options}
+        given = {k: v for k, v in self.variant.items() if k not in defaults or v != defaults[k]}
+        return (_restore_config, (self.game, self.players, tuple(self.bot_labels), given,
                                   self.seed, self.plugins()))
 
     def params(self) -> np.ndarray:

@@ -287,3 +287,19 @@ def test_legal_false_hands_a_bot_no_legal_actions(tmp_path):
             for b in ("listed", "unlisted", "first-legal")}
     assert np.array_equal(rows["unlisted"], rows["first-legal"])  # always passes: n was 0
     assert not np.array_equal(rows["listed"], rows["unlisted"])   # always bets: n was 2
+
+
+def test_every_games_run_travels_to_processes_and_workers_as_it_is():
+    """A run pickles as its specs and options and is rebuilt the same (Shifting Stones'
+    default deck, "", is no value a user could give: only options set away from their
+    defaults travel)."""
+    import pickle
+
+    from simcore.games import game_names
+
+    for game in game_names():
+        c = RunConfig.build(game, None, "random", {}, 9)
+        back = pickle.loads(pickle.dumps(c))
+        assert back.variant == c.variant and back.bot_labels == c.bot_labels and back.players == c.players
+    c = RunConfig.build("shifting-stones", 3, "greedy", {"hand_size": 5, "random_faces": False}, 2)
+    assert pickle.loads(pickle.dumps(c)).variant == c.variant
