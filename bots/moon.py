@@ -172,6 +172,23 @@ def _bid(state, params, seat, aggression, moon_threshold, rule, w):
 
 
 @njit(cache=True)
+def least_missed_tile(hand, trump, w):
+    """The tile of ``hand`` whose loss the trick estimate under ``trump`` misses least
+    (greedy's discard; pimc discards so in its sampled deals too)."""
+    best_t = lowest_bit_index(hand)
+    best = -1e9
+    m = hand
+    while m:
+        t = lowest_bit_index(m)
+        m &= m - 1
+        sc = estimate_tricks(hand & ~(1 << t), 1 << t, trump, w)
+        if sc > best + 1e-9:
+            best = sc
+            best_t = t
+    return best_t
+
+
+@njit(cache=True)
 def _discard(state, params, seat, rule, w):
     """Discard the tile whose loss costs the least under the trump the 8-tile hand likes
     best (or the trump already named when trump comes before the widow)."""
@@ -179,17 +196,7 @@ def _discard(state, params, seat, rule, w):
     tr = state[TRUMP]
     if tr < 0:
         tr = best_trump(hand, 0, params[OPT_DOUBLES_TRUMP] != 0, rule, w)
-    best_t = lowest_bit_index(hand)
-    best = -1e9
-    m = hand
-    while m:
-        t = lowest_bit_index(m)
-        m &= m - 1
-        sc = estimate_tricks(hand & ~(1 << t), 1 << t, tr, w)
-        if sc > best + 1e-9:
-            best = sc
-            best_t = t
-    return DISCARD_BASE + best_t
+    return DISCARD_BASE + least_missed_tile(hand, tr, w)
 
 
 @njit(cache=True)

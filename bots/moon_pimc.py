@@ -35,7 +35,7 @@ Working memory (its seat's row)::
 """
 import numpy as np
 
-from bots.moon import GREEDY_OFFSUIT_WEIGHT, best_trump, estimate_tricks
+from bots.moon import GREEDY_OFFSUIT_WEIGHT, best_trump, estimate_tricks, least_missed_tile
 from bots.moon_solver import (FRAME_SLOTS, MAX_MOVES, MAX_PLIES, STAT_SLOTS, TT_SLOTS, solve_moves,
                               solve_value)
 from bots.registry import BotParam, BotSpec, register_alias, register_bot
@@ -162,21 +162,6 @@ def _contract(world, play, seat, hand, trump, discard):
         play[TABLE + s] = -1
 
 
-def _greedy_discard(hand, trump):
-    """The tile whose loss the greedy estimate misses least under ``trump``."""
-    best_t = lowest_bit_index(hand)
-    best = -1e9
-    m = hand
-    while m:
-        t = lowest_bit_index(m)
-        m &= m - 1
-        sc = estimate_tricks(hand & ~(np.int64(1) << t), np.int64(1) << t, trump, GREEDY_OFFSUIT_WEIGHT)
-        if sc > best + 1e-9:
-            best = sc
-            best_t = t
-    return best_t
-
-
 def trump_tricks(view, params, seat, worlds, rng, row, frow, fixed):
     """``frow[F_TRICKS + LEVELS * tr + k]`` = worlds in which ``seat``, as bidder under trump
     ``tr`` (every trump, or only ``fixed`` >= 0), takes at least k tricks (widow sampled)."""
@@ -194,7 +179,7 @@ def trump_tricks(view, params, seat, worlds, rng, row, frow, fixed):
         for tr in range(NUM_TRUMPS):
             if (fixed >= 0 and tr != fixed) or (tr == TRUMP_DOUBLES and not doubles):
                 continue
-            d = -1 if sample[DISCARD_DONE] == 1 else _greedy_discard(hand, tr)
+            d = -1 if sample[DISCARD_DONE] == 1 else least_missed_tile(hand, tr, GREEDY_OFFSUIT_WEIGHT)
             _contract(sample, play, seat, hand, tr, d)
             v = _value_of(play, row)
             for k in range(v + 1):
@@ -336,7 +321,7 @@ def pimc_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     return TRUMP_BASE + tr
 
 
-HELPERS = (_need, _utility, _solve_from, _value_of, play_tile, _contract, _greedy_discard, trump_tricks,
+HELPERS = (_need, _utility, _solve_from, _value_of, play_tile, _contract, trump_tricks,
            make_rate, bid, _shortlist_trumps, discard_and_trump)
 # determinize copies the view with ``out[:] = view``: reference counting on (as flatmc)
 JIT_OPTIONS = {"pimc_policy": {"_nrt": True}}
