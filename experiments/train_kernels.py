@@ -2,7 +2,7 @@
 engine): the teacher's recorded games replayed into training examples, and games of a
 model under training (weights as arguments, not constants) against greedy.
 
-Both use the engine's stream keys, so the replay walks exactly the recorded games, and the
+Both start each game with the engine's ``start_game``, so the replay walks exactly the recorded games, and the
 learner plays the decisions the compiled ``learned`` bot would (``bots.learned``:
 ``score_legal`` and ``pick``, the same code)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from bots.learned import greedy_globals, pick, score_legal
-from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
+from simcore.engine import start_game
 
 
 def replay_examples(params, players, seed, start, count, actions, seat, obs_out, greedy_out, taken_out,
@@ -32,9 +32,7 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
     pos = 0
     cap = obs_out.shape[0]
     for g in range(count):
-        init(state, params, players, stream_key(seed, start + g, CHANCE_STREAM))  # noqa: F821
-        for s in range(players):
-            rng[s] = stream_key(seed, start + g, bot_stream(s))
+        start_game(state, params, players, seed, start + g, rng)
         while not is_terminal(state):  # noqa: F821
             p = current_player(state)  # noqa: F821
             a = actions[pos]
@@ -62,9 +60,7 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
                  legal, rng, gi, gf, obs, hidden, logits, returns_out):
     """Game ``index`` of run ``seed``: the model in ``seat``, greedy elsewhere; the seats'
     returns into ``returns_out``."""
-    init(state, params, players, stream_key(seed, index, CHANCE_STREAM))  # noqa: F821
-    for s in range(players):
-        rng[s] = stream_key(seed, index, bot_stream(s))
+    start_game(state, params, players, seed, index, rng)
     while not is_terminal(state):  # noqa: F821
         p = current_player(state)  # noqa: F821
         n = legal_actions(state, params, legal)  # noqa: F821
@@ -110,7 +106,8 @@ def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bon
             out[g] = ret[seat]
 
 
-TEMPLATES = (replay_examples, learner_game, learner_batch)
+# the engine's own game start (deal and bot streams) first: callees before their callers
+TEMPLATES = (start_game, replay_examples, learner_game, learner_batch)
 JIT_OPTIONS = {"learner_batch": {"parallel": True}}
 
 

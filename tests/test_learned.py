@@ -108,6 +108,11 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     cols = ["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]
     assert a["curve"][cols].equals(b["curve"][cols])
     assert a["examples"] > 50 and len(a["curve"]) == 2
+    # the replay deals each recorded game as the engine did: every recorded move is legal where it is replayed
+    from experiments.train import examples
+
+    ex = examples(config, str(tmp_path / "a"))
+    assert len(ex["taken"]) == a["examples"] and ex["legal"][np.arange(len(ex["taken"])), ex["taken"]].all()
     # a rerun resumes (nothing left to do) to the same model; other settings are refused
     c = train(config, str(tmp_path / "a"), workers=1, threads=1, progress=False, log=lambda m: None)
     np.testing.assert_array_equal(read_model(c["model"]).W1, ma.W1)
