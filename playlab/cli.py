@@ -284,12 +284,25 @@ def bots(game):
     from bots.registry import bots_for
     from simcore.games import available_games, load_game
 
+    from bots.ladder import ladder, rung, study_bots
+
     names = [game] if game else available_games()
     for name in names:
         module = load_game(name)
         click.echo(f"{name}:")
+        rungs = ladder(name)
+        if rungs:
+            click.echo(f"  (skill levels against greedy from the measured ladder, {rungs[0].measured}: "
+                       f"{rungs[0].command}; `--ladder` runs a study under "
+                       f"{', '.join(study_bots(name))})")
         for spec in bots_for(module):
             click.echo(f"  {spec.name:<10} {spec.help}")
+            r = rung(name, spec.name)
+            if r:
+                click.echo(f"      skill: {r.level} (rating {r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}] over "
+                           f"{r.games} games; {r.games_per_s:,.0f} games/s on one thread against greedy)")
+            elif rungs:
+                click.echo("      skill: not on the ladder")
             for p in spec.params:
                 fmt = "{:g}"
                 if p.choices:
@@ -550,7 +563,7 @@ def _study_games(n_games, ci_width, pilot, what):
     return games, note
 
 
-def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, note, plots):
+def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, note, plots, records=None):
     from experiments.study import to_jsonable, write_tables
 
     files = []
@@ -563,6 +576,9 @@ def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, n
         record = {"study": kind, "games_per_run": study.games, "runs": len(study.configs), "seed": study.seed,
                   "chosen_games": note, "simulated": outcome.simulated, "seconds": outcome.seconds,
                   "out": out, "files": files, "tables": tables, "meta": study.meta}
+        if records is not None:  # one of several bots' studies: printed together by _by_bot
+            records.append(record)
+            return
         click.echo(json.dumps(to_jsonable(record)))
         return
     if note:
@@ -609,27 +625,39 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
 
 @cli.command(short_help="first-player advantage per player count")
 @click.argument("game")
-@click.option("--bots", "bot_spec", default="random", show_default=True, help="the one bot spec that plays every seat")
+@click.option("--bots", "bot_specs", multiple=True, metavar="SPEC",
+              help="the one bot spec that plays every seat; repeat it to run the study under each bot and "
+                   "compare them (each in OUT/<bot>/)  [default: random]")
+@click.option("--ladder", is_flag=True, help="run the study under one bot per skill level of the game's measured "
+              "ladder (see `playlab bots GAME`)")
 @click.option("--players", "players", default=None, metavar="A-B",
               help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
 @_variant_option
 @_study_options("games per player count")
-def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+def fpa(game, bot_specs, ladder, players, variant, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
     """First-player advantage: win rate by position per player count with 95% Wilson
     intervals against the fair 1/n, and a chi-square test of equal seats (fpa.csv,
-    fpa_tests.csv, fpa.png)."""
+    fpa_tests.csv, fpa.png).  Under several bots (--bots repeated, or --ladder): each
+    bot's study, then whether the answer changes with the bot (fpa_by_bot.csv,
+    fpa_by_bot_tests.csv)."""
     from experiments import fpa as f
     from reports import plots
 
     games, note = _study_games(n_games, ci_width, pilot, "per player count")
-    study = f.build(game, bot_spec, players, games, seed, parse_variant_args(variant))
-    collector = f.Collector(study)
-    outcome = _run(study, collector, out, progress, threads)
-    tables = f.summarize(study, collector)
-    xlabel = "position from the first player" if collector.first_col else "seat (0 plays first)"
-    title = f"{study.configs[0].info.title}: {study.meta['bot']} in every seat"
-    _finish_study("fpa", study, collector, tables, f.format_tables(study, collector, tables), outcome, out,
-                  as_json, note, [("fpa.png", lambda p: plots.fpa_plot(tables["fpa"], p, title, xlabel))])
+
+    def one(spec, where, records):
+        study = f.build(game, spec, players, games, seed, parse_variant_args(variant))
+        collector = f.Collector(study)
+        outcome = _run(study, collector, where, progress, threads)
+        tables = f.summarize(study, collector)
+        xlabel = "position from the first player" if collector.first_col else "seat (0 plays first)"
+        title = f"{study.configs[0].info.title}: {study.meta['bot']} in every seat"
+        _finish_study("fpa", study, collector, tables, f.format_tables(study, collector, tables), outcome, where,
+                      as_json, note, [("fpa.png", lambda p: plots.fpa_plot(tables["fpa"], p, title, xlabel))],
+                      records)
+        return study.meta["bot"], tables
+
+    _by_bot("fpa", game, bot_specs, ladder, one, out, as_json)
 
 
 @cli.command(short_help="the same games under each value of rule options")
@@ -639,23 +667,78 @@ def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, t
                    "combination); the baseline (all defaults) is always included  [required]")
 @click.option("--players", type=int, default=None, help="number of players  [default: the number of --bots specs, "
               "or the game's smallest multi-player count]")
-@click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
+@click.option("--bots", "bot_specs", multiple=True, metavar="SPECS",
+              help="one spec per seat, comma separated; repeat it to run the sweep under each set of bots and "
+                   "compare them (each in OUT/<bots>/)  [default: random]")
+@click.option("--ladder", is_flag=True, help="run the sweep under one bot per skill level of the game's measured "
+              "ladder, in every seat (see `playlab bots GAME`)")
 @_study_options("games per setting (every setting plays the same deals)")
-def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+def sweep(game, vary, players, bot_specs, ladder, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
     """The same games under each value of rule options, each compared with the baseline
-    on the same deals (sweep.csv, sweep_tests.csv, sweep.png)."""
+    on the same deals (sweep.csv, sweep_tests.csv, sweep.png).  Under several bots (--bots
+    repeated, or --ladder): each one's sweep, then whether each setting's effect changes
+    with the bots (sweep_by_bot.csv, sweep_by_bot_tests.csv)."""
     from experiments import sweep as sw
     from reports import plots
 
     games, note = _study_games(n_games, ci_width, pilot, "per setting")
-    study = sw.build(game, vary, _infer_players(players, bot_specs), bot_specs, games, seed)
-    collector = sw.Collector(study)
-    outcome = _run(study, collector, out, progress, threads)
-    tables = sw.summarize(study, collector)
-    labels = [sw.value_label(study, r).replace(" (baseline)", "*") for r in range(len(study.configs))]
-    title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
-    _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, out,
-                  as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))])
+
+    def one(spec, where, records):
+        study = sw.build(game, vary, _infer_players(players, spec), spec, games, seed)
+        collector = sw.Collector(study)
+        outcome = _run(study, collector, where, progress, threads)
+        tables = sw.summarize(study, collector)
+        labels = [sw.value_label(study, r).replace(" (baseline)", "*") for r in range(len(study.configs))]
+        title = f"{study.configs[0].info.title}, {players_text(study.configs[0].players)} (* baseline)"
+        _finish_study("sweep", study, collector, tables, sw.format_tables(study, collector, tables), outcome, where,
+                      as_json, note, [("sweep.png", lambda p: plots.sweep_plot(tables["sweep"], labels, p, title))],
+                      records)
+        return ",".join(study.configs[0].bot_labels), tables
+
+    _by_bot("sweep", game, bot_specs, ladder, one, out, as_json)
+
+
+def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
+    """One study (``one(spec, out, records) -> (label, tables)``), or one per bot spec and
+    the comparison of their answers (experiments.by_skill)."""
+    from experiments import by_skill
+    from experiments.study import to_jsonable, write_tables
+
+    specs = list(bot_specs)
+    if ladder:
+        from bots.ladder import study_bots
+
+        if specs:
+            raise click.UsageError("give --bots or --ladder, not both")
+        specs = study_bots(game)
+        if not specs:
+            raise click.UsageError(f"--ladder: {game} has no measured skill ladder (tools/ladder.py measures one)")
+    specs = specs or ["random"]
+    if len(specs) == 1:
+        one(specs[0], out, None)
+        return
+    names = by_skill.folder_names(specs)
+    records, tables, levels = [], {}, {}
+    from bots.ladder import level
+
+    for spec, name in zip(specs, names):
+        if not as_json:
+            click.echo(f"=== {kind} under {spec} ===")
+        label, t = one(spec, os.path.join(out, name) if out else None, records)
+        tables[label] = t
+        levels[label] = level(game, spec.split(",")[0].split(":")[0]) if len(set(spec.split(","))) == 1 else None
+        if not as_json:
+            click.echo("")
+    combined = (by_skill.fpa_by_bot if kind == "fpa" else by_skill.sweep_by_bot)(tables, levels)
+    files = write_tables(out, combined) if out else []
+    if as_json:
+        click.echo(json.dumps(to_jsonable({"study": f"{kind}_by_bot", "bots": list(tables), "levels": levels,
+                                            "studies": records, "tables": combined, "out": out, "files": files})))
+        return
+    click.echo(f"=== {kind}: the answer by bot ===")
+    click.echo((by_skill.format_fpa if kind == "fpa" else by_skill.format_sweep)(combined))
+    if out:
+        click.echo(f"wrote {out}: {', '.join(files)}; each bot's study in {', '.join(n + '/' for n in names)}")
 
 
 @cli.command(short_help="train the learned bot from a teacher's moves")
