@@ -46,6 +46,24 @@ def ladder_path(game: str) -> Path:
     return LADDER_DIR / f"{game}.csv"
 
 
+def chance_path(game: str) -> Path:
+    """The ladder tournament's skill-against-chance table (``experiments.skill_chance``)."""
+    return LADDER_DIR / f"{game}-chance.csv"
+
+
+@lru_cache(maxsize=None)
+def coin_flip(game: str) -> tuple[float, float, float] | None:
+    """The share of games a coin flip decides between the ladder's bots, with its 95%
+    bootstrap interval (None without a measured ladder)."""
+    path = chance_path(game)
+    if not path.exists():
+        return None
+    import pandas as pd
+
+    row = pd.read_csv(path).iloc[-1]
+    return float(row["coin_flip"]), float(row["ci_low"]), float(row["ci_high"])
+
+
 def level_of(ci_low: float, ci_high: float, reference: float) -> str:
     if ci_low > reference:
         return "strong"

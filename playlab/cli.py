@@ -73,7 +73,7 @@ def bots(game):
     from bots.registry import bots_for
     from simcore.games import available_games, load_game
 
-    from bots.ladder import ladder, rung, study_bots
+    from bots.ladder import coin_flip, ladder, rung, study_bots
 
     names = [game] if game else available_games()
     for name in names:
@@ -84,6 +84,11 @@ def bots(game):
             click.echo(f"  (skill levels against greedy from the measured ladder, {rungs[0].measured}: "
                        f"{rungs[0].command}; `--ladder` runs a study under "
                        f"{', '.join(study_bots(name))})")
+            flip = coin_flip(name)
+            if flip:
+                click.echo(f"  (between the ladder's bots a coin flip decides {flip[0]:.0%} of the games, 95% "
+                           f"interval {flip[1]:.0%}-{flip[2]:.0%}: the \"X%-coin-flip\" scale, 0% = skill always "
+                           f"decides)")
         for spec in bots_for(module):
             click.echo(f"  {spec.name:<10} {spec.help}")
             r = rung(name, spec.name)

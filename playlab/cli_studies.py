@@ -107,7 +107,8 @@ def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, n
 def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_width, pilot, seed, out, threads,
                progress, as_json):
     """Every seating of the bots over the same deals: ratings with 95% intervals
-    (ratings.csv, ratings.png) and a pairwise table (pairwise.csv, pairwise.png)."""
+    (ratings.csv, ratings.png), a pairwise table (pairwise.csv, pairwise.png) and skill
+    against chance on the "X%-coin-flip" scale (skill_chance.csv)."""
     from experiments import tournament as t
     from reports import plots
 
@@ -117,8 +118,16 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
     outcome = _run(study, collector, out, progress, threads)
     stopping.phase("ratings")
     tables = t.summarize(study, collector)
+    from experiments import skill_chance as sc
+
+    text = t.format_tables(study, collector, tables)
+    if n_boot:
+        tables[sc.SKILL_CHANCE] = sc.skill_chance(collector.tallies())
+        text += ("\n\nskill and chance (per pair: X = 2 x (1 - the stronger bot's win rate); 95% bootstrap over "
+                 "deals):\n" + tables[sc.SKILL_CHANCE].to_string(index=False, float_format=lambda x: f"{x:.4f}")
+                 + "\n" + sc.sentence(study.configs[0].info.title, tables[sc.SKILL_CHANCE]))
     title = f"{study.configs[0].info.title}, {study.meta['players']} players"
-    _finish_study("tournament", study, collector, tables, t.format_tables(study, collector, tables), outcome,
+    _finish_study("tournament", study, collector, tables, text, outcome,
                   out, as_json, note,
                   [("ratings.png", lambda p: plots.ratings_plot(tables["ratings"], p, title)),
                    ("pairwise.png", lambda p: plots.pairwise_heatmap(tables["pairwise"], p, title))])

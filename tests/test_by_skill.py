@@ -138,3 +138,35 @@ def test_every_built_in_game_ships_a_ladder_with_greedy_intermediate(game):
     assert L.level(game, "greedy") == "intermediate"
     assert L.level(game, "random") == "novice"
     assert L.level(game, "expert") == "strong"
+
+
+def test_skill_chance_on_known_tallies():
+    from experiments.skill_chance import sentence, skill_chance
+
+    # a finished ahead of b in 75 games, behind in 25: p = 0.75, a coin decides X = 0.5
+    rng = np.random.default_rng(0)
+    tallies = {"bots": np.array(["a", "b"], dtype=object), "codes": np.array([[0, 1], [1, 0]]),
+               "ranks": np.array([[0, 1], [0, 1]]), "counts": np.array([75.0, 25.0]),
+               "boot_counts": rng.poisson([75.0, 25.0], size=(300, 2)).astype(float)}
+    table = skill_chance(tallies)
+    pair, overall = table.iloc[0], table.iloc[-1]
+    assert pair["stronger"] == "a" and pair["coin_flip"] == pytest.approx(0.5)
+    assert overall["coin_flip"] == pytest.approx(0.5)
+    # the bootstrap spread of 100 games: about +-0.17 around 0.5
+    assert 0.25 < overall["ci_low"] < 0.45 and 0.55 < overall["ci_high"] < 0.75
+    assert "coin flip 50% of the time" in sentence("Test", table)
+
+
+def test_tournament_reports_skill_against_chance(tmp_path):
+    out = tmp_path / "t"
+    r = run("tournament", "sequence-stacks", "--bots", "random,greedy,learned", "--games", 200, "--seed", 4,
+            "--out", out, "--no-progress")
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(out / "skill_chance.csv").set_index("pair")
+    # greedy beats random about 9 times in 10 (a coin decides about a sixth of their games);
+    # learned and greedy are close (a coin decides most of theirs)
+    assert table.loc["greedy v random", "coin_flip"] < 0.3
+    assert table.loc["greedy v learned", "coin_flip"] > 0.7
+    row = table.loc["(all pairs)"]
+    assert row["ci_low"] < row["coin_flip"] < row["ci_high"]
+    assert "plays like a game decided by a coin flip" in r.output

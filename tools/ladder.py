@@ -5,7 +5,8 @@
 One `playlab tournament` of the game's bots (2 players; Moon 3, rotated through the seats),
 then `playlab bench` of each bot against greedy on one thread for its speed.  The ratings
 with their 95% bootstrap intervals, the games and the speed are written to
-``bots/ladders/<game>.csv`` with the commands that produced them; the skill level of each
+``bots/ladders/<game>.csv`` with the commands that produced them, and the tournament's
+skill-against-chance table (experiments/skill_chance.py) to ``bots/ladders/<game>-chance.csv``; the skill level of each
 bot (novice / intermediate / strong, against the game's greedy) is derived from them by
 ``bots.ladder`` when read, so the rule lives in one place.
 
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bench-games", type=int, default=40, help="games of each bot against greedy for its speed")
     ap.add_argument("--out", default=None, help="results folder of the tournament (kept for the report)")
     a = ap.parse_args(argv)
-    from bots.ladder import LADDER_COLUMNS, ladder_path
+    from bots.ladder import LADDER_COLUMNS, chance_path, ladder_path
 
     bots = tuple(a.bots.split(",")) if a.bots else LADDERS[a.game]
     players = PLAYERS.get(a.game, 2)
@@ -62,7 +63,8 @@ def main(argv=None) -> int:
     if a.out:
         targs += ["--out", a.out]
     print("playlab " + " ".join(targs), flush=True)
-    ratings = playlab(*targs)["tables"]["ratings"]
+    tables = playlab(*targs)["tables"]
+    ratings = tables["ratings"]
     speed = {}
     for bot in bots:
         others = ["greedy"] * (players - 1)
@@ -82,7 +84,10 @@ def main(argv=None) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     frame[list(LADDER_COLUMNS)].to_csv(path, index=False)
     print(frame[list(LADDER_COLUMNS[:6])].to_string(index=False))
-    print(f"wrote {path}")
+    chance = pd.DataFrame(tables["skill_chance"])
+    chance.to_csv(chance_path(a.game), index=False)
+    print(chance.to_string(index=False))
+    print(f"wrote {path} and {chance_path(a.game)}")
     return 0
 
 

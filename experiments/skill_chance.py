@@ -1,0 +1,71 @@
+"""Skill and chance between a tournament's bots, on the "X%-coin-flip" scale.
+
+Duersch, Lambrecht & Oechssler (2020, "Measuring skill and chance in games") place a game
+on the scale of "X%-coin-flip chess": chess in which a coin decides a share X of the games
+(poker comes out near 75%).  Here the pure-skill end of the scale is a game in which the
+stronger of two bots always wins; a coin deciding a share X of the games makes the stronger
+bot win 1 - X/2 of them.  So each pair of bots (a, b) gives
+
+    X_ab = 2 * (1 - p),  p = the stronger bot's win rate against the other (ties as half)
+
+and the game, between these bots, is "decided by a coin flip X of the time", X the mean of
+X_ab over the pairs that met (0: skill always decides; 1: the bots are indistinguishable).
+Which bot of a pair is the stronger is fixed by the point estimate and kept in every
+resample, so the interval measures the figure's spread, not a flip of the pairing.
+
+The 95% interval is the percentile interval over the tournament's Poisson bootstrap over
+deals (``tournament.Collector``'s resampled finishing-order counts, the same resamples as
+the ratings' intervals).
+
+It depends on the bots: the wider apart the ladder, the smaller X.  A game's figure in the
+README is over its measured skill ladder (``bots/ladders``), random included.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from experiments import stats
+
+SKILL_CHANCE = "skill_chance"
+
+
+def _pair_rates(bots, codes, ranks, counts) -> pd.DataFrame:
+    pw = stats.pairwise_from_orders(bots, codes, ranks, counts)
+    return pw.set_index(["bot_a", "bot_b"])
+
+
+def skill_chance(tallies: dict) -> pd.DataFrame:
+    """One row per pair that met and a last row ``(all pairs)``: the stronger bot, its win
+    rate, X and X's 95% bootstrap interval.  ``tallies``: ``tournament.Collector.tallies()``."""
+    bots, codes, ranks = tallies["bots"], tallies["codes"], tallies["ranks"]
+    point = _pair_rates(bots, codes, ranks, tallies["counts"])
+    a_stronger = (point["win_rate_a"] >= 0.5).to_numpy()
+    p = np.where(a_stronger, point["win_rate_a"], 1 - point["win_rate_a"])
+    boot = []
+    for counts in tallies["boot_counts"]:
+        rates = _pair_rates(bots, codes, ranks, counts).reindex(point.index)["win_rate_a"].to_numpy()
+        boot.append(2 * (1 - np.where(a_stronger, rates, 1 - rates)))
+    boot = np.array(boot).reshape(len(boot), len(point))
+    x = 2 * (1 - p)
+    rows = []
+    for i, (a, b) in enumerate(point.index):
+        lo, hi = (np.nanpercentile(boot[:, i], [2.5, 97.5]) if len(boot) else (np.nan, np.nan))
+        rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(point["games"].iloc[i]),
+                     "stronger_win_rate": float(p[i]), "coin_flip": float(x[i]), "ci_low": float(lo),
+                     "ci_high": float(hi)})
+    overall = np.nanmean(boot, axis=1) if len(boot) else np.array([])
+    lo, hi = (np.percentile(overall, [2.5, 97.5]) if len(overall) else (np.nan, np.nan))
+    rows.append({"pair": "(all pairs)", "stronger": "", "games": int(point["games"].sum()),
+                 "stronger_win_rate": float(np.mean(p)), "coin_flip": float(np.mean(x)), "ci_low": float(lo),
+                 "ci_high": float(hi)})
+    return pd.DataFrame(rows)
+
+
+def sentence(title: str, table: pd.DataFrame) -> str:
+    """The figure in one sentence a designer can read."""
+    row = table.iloc[-1]
+    return (f"Between these bots {title} plays like a game decided by a coin flip {row.coin_flip:.0%} of the time "
+            f"and by skill otherwise (95% bootstrap interval {row.ci_low:.0%}–{row.ci_high:.0%}; "
+            f"0% = the stronger bot always wins, 100% = no bot better than another; the "
+            f"\"X%-coin-flip\" scale of Duersch, Lambrecht & Oechssler 2020)")
