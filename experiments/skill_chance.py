@@ -13,7 +13,7 @@ X_ab over the pairs that met (0: skill always decides; 1: the bots are indisting
 Which bot of a pair is the stronger is fixed by the point estimate and kept in every
 resample, so the interval measures the figure's spread, not a flip of the pairing.
 
-The 95% interval is the percentile interval over the tournament's Poisson bootstrap over
+The 95% interval (cut to [0, 1]) is the percentile interval over the tournament's Poisson bootstrap over
 deals (``tournament.Collector``'s resampled finishing-order counts, the same resamples as
 the ratings' intervals).
 
@@ -50,12 +50,14 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
     x = 2 * (1 - p)
     rows = []
     for i, (a, b) in enumerate(point.index):
-        lo, hi = (np.nanpercentile(boot[:, i], [2.5, 97.5]) if len(boot) else (np.nan, np.nan))
+        # a resample in which the weaker bot comes out ahead gives X > 1; the interval is
+        # of a share, so it is cut to [0, 1]
+        lo, hi = (np.clip(np.nanpercentile(boot[:, i], [2.5, 97.5]), 0, 1) if len(boot) else (np.nan, np.nan))
         rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(point["games"].iloc[i]),
                      "stronger_win_rate": float(p[i]), "coin_flip": float(x[i]), "ci_low": float(lo),
                      "ci_high": float(hi)})
     overall = np.nanmean(boot, axis=1) if len(boot) else np.array([])
-    lo, hi = (np.percentile(overall, [2.5, 97.5]) if len(overall) else (np.nan, np.nan))
+    lo, hi = (np.clip(np.percentile(overall, [2.5, 97.5]), 0, 1) if len(overall) else (np.nan, np.nan))
     rows.append({"pair": "(all pairs)", "stronger": "", "games": int(point["games"].sum()),
                  "stronger_win_rate": float(np.mean(p)), "coin_flip": float(np.mean(x)), "ci_low": float(lo),
                  "ci_high": float(hi)})

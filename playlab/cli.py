@@ -66,6 +66,10 @@ def _echo_columns(info):
         click.echo(f"  {col:<20} {doc}")
 
 
+def _rate(x: float) -> str:
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
 @cli.command(short_help="bots and their parameters, defaults and ranges")
 @click.argument("game", required=False)
 def bots(game):
@@ -94,7 +98,7 @@ def bots(game):
             r = rung(name, spec.name)
             if r:
                 click.echo(f"      skill: {r.level} (rating {r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}] over "
-                           f"{r.games} games; {r.games_per_s:,.0f} games/s on one thread against greedy)")
+                           f"{r.games} games; {_rate(r.games_per_s)} games/s on one thread against greedy)")
             elif rungs:
                 click.echo("      skill: not on the ladder")
             for p in spec.params:

@@ -11,7 +11,7 @@ from . import stopping
 from simcore.options import parse_variant_args, players_text
 from .cli_base import (
     GAMES_TYPE, MAX_GAMES, MAX_PLANNED_GAMES, SEED_HELP, SEED_TYPE, _check_out_dir, _check_threads,
-    _check_winnable, _cluster_option, _config, _executor, _infer_players, _remember_store, _run,
+    _check_winnable, _cluster_option, _warn, _config, _executor, _infer_players, _remember_store, _run,
     _variant_option, cli)
 
 
@@ -223,6 +223,13 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
         specs = study_bots(game)
         if not specs:
             raise click.UsageError(f"--ladder: {game} has no measured skill ladder (tools/ladder.py measures one)")
+        from bots.ladder import STUDY_GAMES_PER_S, rung
+
+        for spec in specs:
+            r = rung(game, spec)
+            if r.games_per_s < STUDY_GAMES_PER_S:
+                _warn(f"--ladder: {spec} ({r.level}) plays about {r.games_per_s:.3g} games/s on one thread against "
+                      f"greedy (the ladder's measure), and here it plays every seat: expect a long study")
     specs = specs or ["random"]
     if len(specs) == 1:
         one(specs[0], out, None)

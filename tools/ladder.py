@@ -49,6 +49,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=None, help="games per seating")
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--bench-games", type=int, default=40, help="games of each bot against greedy for its speed")
+    ap.add_argument("--reuse-speed", action="store_true", help="keep the games/s of the ladder file already written")
     ap.add_argument("--out", default=None, help="results folder of the tournament (kept for the report)")
     a = ap.parse_args(argv)
     from bots.ladder import LADDER_COLUMNS, chance_path, ladder_path
@@ -66,7 +67,11 @@ def main(argv=None) -> int:
     tables = playlab(*targs)["tables"]
     ratings = tables["ratings"]
     speed = {}
-    for bot in bots:
+    if a.reuse_speed:
+        import pandas as pd
+
+        speed = dict(pd.read_csv(ladder_path(a.game))[["bot", "games_per_s"]].itertuples(index=False))
+    for bot in (b for b in bots if b not in speed):
         others = ["greedy"] * (players - 1)
         bargs = ["bench", a.game, "--bots", ",".join([bot, *others]), "--players", str(players), "--threads", "1",
                  "--games", str(a.bench_games), "--rounds", "1"]
@@ -77,7 +82,7 @@ def main(argv=None) -> int:
     frame = pd.DataFrame(ratings)
     frame["games_per_s"] = [speed[b] for b in frame["bot"]]
     frame["measured"] = datetime.date.today().isoformat()
-    frame["command"] = "playlab " + " ".join(targs)
+    frame["command"] = "playlab " + " ".join(targs[:targs.index("--out")] if a.out else targs)
     frame["speed_command"] = (f"playlab bench {a.game} --bots BOT,greedy… --players {players} --threads 1 "
                               f"--games {a.bench_games} --rounds 1")
     path = ladder_path(a.game)
