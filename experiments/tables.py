@@ -152,12 +152,12 @@ def rate_table(label: str, names, successes, trials, trial_word: str = "trials",
                success_word: str = "successes", rate_word: str = "rate") -> pd.DataFrame:
     """One row per name, zero-count ones kept: ``trial_word`` and ``success_word`` counts,
     ``share_of_<trial_word>`` (of all the rows' trials), ``rate_word`` with its Wilson interval
-    ``ci_low``/``ci_high`` (nan where nothing was tried), and ``never`` (True: 0 trials, the
-    event never happened with these bots; shown as :data:`NEVER`, not dropped)."""
+    ``ci_low``/``ci_high``: nan where nothing was tried (0 trials: the event never happened with
+    these bots; the row stays, shown as :data:`NEVER`, not dropped)."""
     s = np.asarray(successes, np.int64)
     t = np.asarray(trials, np.int64)
     rate, lo, hi = wilson(s, t)
     total = t.sum()
     return pd.DataFrame({label: list(names), trial_word: t,
                          f"share_of_{trial_word}": t / total if total else np.full(len(t), np.nan),
-                         success_word: s, rate_word: rate, "ci_low": lo, "ci_high": hi, "never": t == 0})
+                         success_word: s, rate_word: rate, "ci_low": lo, "ci_high": hi})
