@@ -66,9 +66,32 @@ def parse_vary(game: str, items: Sequence[str]) -> dict[str, list]:
     return grid
 
 
+#: what `sweep --metrics` may name: the comparisons with the baseline that form the Holm family
+METRIC_GROUPS = {"seats": "every seat's win share", "turns": METRIC_WORDS["turns"],
+                 "decisions": METRIC_WORDS["decisions"], "margin": METRIC_WORDS["margin"],
+                 "truncated": METRIC_WORDS["truncated"], "bots": METRIC_WORDS["win:<bot>"]}
+
+
+def parse_metrics(text: str | Sequence[str] | None) -> list[str]:
+    """``seats,turns`` (or a list): the metric groups the designer asks about, each once; every
+    group when None.  Only these are tested against the baseline and Holm-corrected together."""
+    if text is None:
+        return list(METRIC_GROUPS)
+    items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
+    if not items or any(not t for t in items):
+        raise OptionError(f"--metrics {text!r}: an empty name (choose from {', '.join(METRIC_GROUPS)})")
+    for t in items:
+        if t not in METRIC_GROUPS:
+            raise OptionError(f"--metrics: unknown metric {t!r} (choose from {', '.join(METRIC_GROUPS)})")
+        if items.count(t) > 1:
+            raise OptionError(f"--metrics: {t} listed twice")
+    return items
+
+
 def build(game: str, vary: Sequence[str], players: int | None, bots: str, games: int, seed: int,
-          chunk: int | None = None) -> Study:
+          chunk: int | None = None, metrics: str | Sequence[str] | None = None) -> Study:
     grid = parse_vary(game, vary)
+    tested = parse_metrics(metrics)
     base = RunConfig.build(game, players, bots, {}, seed)
     names = list(grid)
     configs = [base]
@@ -80,7 +103,7 @@ def build(game: str, vary: Sequence[str], players: int | None, bots: str, games:
     kw = {} if chunk is None else {"chunk": chunk}
     return Study("sweep", configs, games, seed,
                  meta={"vary": {n: [str(v) for v in grid[n]] for n in names}, "baseline_run": 0,
-                       "players": base.players, "bots": base.bot_labels}, **kw)
+                       "players": base.players, "bots": base.bot_labels, "metrics": tested}, **kw)
 
 
 def value_label(study: Study, run: int) -> str:
@@ -148,18 +171,26 @@ class Collector:
         runs = range(len(study.configs))
         self.players = study.configs[0].players
         self.games = {r: 0 for r in runs}
-        self.sums = {r: {m: _Sums() for m in self.metrics()} for r in runs}
+        self.sums = {r: {m: _Sums() for m in self.all_metrics()} for r in runs}
         # the seat table's and the bot table's tallies (experiments.tables), as the report counts them
         self.patterns = {r: np.zeros(1 << self.players, np.int64) for r in runs}
         self.bot_sums: dict[int, dict[str, np.ndarray]] = {r: {} for r in runs}
         self.pairs = {(r, m): _Pair() for r in runs if r != self.base for m in self.metrics()}
         self.pending: dict[int, dict[int, pd.DataFrame]] = {}
 
-    def metrics(self) -> list[str]:
-        """Every metric compared with the baseline: each seat's win share, then length,
-        margin, truncation and each bot's win rate."""
+    def all_metrics(self) -> list[str]:
+        """Every per-game metric: each seat's win share, then length, margin, truncation and
+        each bot's win rate."""
         return ([f"seat{k}_share" for k in range(self.players)] + list(BASE_METRICS)
                 + [f"win:{b}" for b in self.bot_names])
+
+    def metrics(self) -> list[str]:
+        """The metrics compared with the baseline: those of the groups asked for (``--metrics``,
+        all by default)."""
+        groups = self.study.meta.get("metrics", list(METRIC_GROUPS))
+        group = {m: ("seats" if m.startswith("seat") else "bots" if m.startswith("win:") else m)
+                 for m in self.all_metrics()}
+        return [m for m in self.all_metrics() if group[m] in groups]
 
     def __call__(self, task, frame: pd.DataFrame) -> None:
         n = task.config.players
@@ -351,7 +382,8 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         tested = t[t["tested"]]
         flagged = t[t["differs"]]
         lines.append("")
-        lines.append(f"against the baseline on the same deals (paired t-test, Holm over the {len(tested)} comparisons "
+        lines.append(f"against the baseline on the same deals ({', '.join(study.meta.get('metrics', METRIC_GROUPS))}; "
+                     f"paired t-test, Holm over the {len(tested)} comparisons "
                      f"with something to test; {len(t) - len(tested)} without, not in the family): "
                      f"{len(flagged)} differ at 5%")
         if len(flagged):

@@ -640,15 +640,18 @@ def fpa(game, bot_spec, players, variant, n_games, ci_width, pilot, seed, out, t
 @click.option("--players", type=int, default=None, help="number of players  [default: the number of --bots specs, "
               "or the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", default="random", show_default=True, help="one spec per seat, comma separated")
+@click.option("--metrics", "metrics", default=None, metavar="M1,M2,…",
+              help="the comparisons with the baseline to test, Holm-corrected together: seats, turns, decisions, "
+                   "margin, truncated, bots  [default: all]")
 @_study_options("games per setting (every setting plays the same deals)")
-def sweep(game, vary, players, bot_specs, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+def sweep(game, vary, players, bot_specs, metrics, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
     """The same games under each value of rule options, each compared with the baseline
     on the same deals (sweep.csv, sweep_tests.csv, sweep.png)."""
     from experiments import sweep as sw
     from reports import plots
 
     games, note = _study_games(n_games, ci_width, pilot, "per setting")
-    study = sw.build(game, vary, _infer_players(players, bot_specs), bot_specs, games, seed)
+    study = sw.build(game, vary, _infer_players(players, bot_specs), bot_specs, games, seed, metrics=metrics)
     collector = sw.Collector(study)
     outcome = _run(study, collector, out, progress, threads)
     tables = sw.summarize(study, collector)

@@ -85,3 +85,16 @@ def test_sweep_rows_name_every_varied_option():
     assert s["setting"].tolist()[0].endswith("(baseline)")
     assert all("chips_to_win=" in x and "hand_size=" in x for x in s["setting"])
     assert s["setting"].is_unique
+
+
+def test_sweep_tests_only_the_metrics_asked_for():
+    from simcore.options import OptionError
+
+    study = sweep.build("sequence-stacks", ["chips_to_win=4"], 2, "greedy", 50, 1, metrics="turns,seats")
+    collector = sweep.Collector(study)
+    run_study(study, collector, progress=False)
+    t = sweep.summarize(study, collector)["sweep_tests"]
+    assert sorted(t["metric"]) == ["seat0_share", "seat1_share", "turns"]
+    for bad in ("turns,turns", "speed", "turns,"):
+        with pytest.raises(OptionError):
+            sweep.build("sequence-stacks", ["chips_to_win=4"], 2, "greedy", 50, 1, metrics=bad)
