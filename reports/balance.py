@@ -243,9 +243,11 @@ def lengths(study: StudyData) -> pd.DataFrame:
 # ---- luck and skill ------------------------------------------------------------------------
 def deal_spread(study: StudyData) -> pd.DataFrame | None:
     """Per deal of a tournament (the same deal under every seating): each bot's share of
-    the seatings it won, the span (best minus worst bot) and the entropy (bits) of which
-    bot won.  Entropy near log2(bots) with a span near 0: the seat dealt, not the bot,
-    decides the deal; entropy 0 and span 1: the same bot wins whatever the seating."""
+    the seatings *it sat in* that it won (a bot that sits out some seatings, with more bots
+    than seats, is not counted as losing them), the span (best minus worst bot) and the
+    entropy (bits) of which bot won.  Entropy near log2(bots) with a span near 0: the seat
+    dealt, not the bot, decides the deal; entropy 0 and span 1: the same bot wins every
+    seating it plays."""
     if study.kind != "tournament" or study.frame["run"].nunique() < 2:
         return None
     d = study.decided()
@@ -253,19 +255,23 @@ def deal_spread(study: StudyData) -> pd.DataFrame | None:
     share = win_share(d, n)
     bots = d[seat_cols("bot", n)].to_numpy().astype(str)
     names = sorted(set(bots.ravel()))
-    per = {}
+    per, sat = {}, {}
     for b in names:
-        per[b] = (share * (bots == b)).sum(axis=1)
-    wins = pd.DataFrame({"deal": d["index"].to_numpy(), **per})
+        mask = bots == b
+        per[b] = (share * mask).sum(axis=1)  # its share of the game's win, over all its seats
+        sat["sat:" + b] = mask.any(axis=1).astype(np.float64)
+    wins = pd.DataFrame({"deal": d["index"].to_numpy(), **per, **sat})
     g = wins.groupby("deal")
     seatings = g.size()
-    won = g[names].sum().div(seatings, axis=0)
     full = seatings == seatings.max()  # deals truncated in some seating are left out
-    won = won[full]
+    sums = g.sum()[full]
+    won = pd.DataFrame({b: sums[b] / sums["sat:" + b] for b in names})
     p = won.to_numpy()
-    span = p.max(axis=1) - p.min(axis=1)
+    span = np.nanmax(p, axis=1) - np.nanmin(p, axis=1)
+    # the entropy of the deal's winner over its seatings, shared wins split
+    w = sums[names].to_numpy() / seatings[full].to_numpy()[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        ent = -np.nansum(np.where(p > 0, p * np.log2(p), 0.0), axis=1)
+        ent = -np.nansum(np.where(w > 0, w * np.log2(w), 0.0), axis=1)
     return pd.DataFrame({"deal": won.index, "span": span, "entropy": ent,
                          "max_entropy": math.log2(len(names)), "seatings": int(seatings.max())})
 

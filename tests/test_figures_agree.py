@@ -141,3 +141,23 @@ def test_sweep_every_setting_and_seat(capsys, tmp_path):
         for b in ("random", "greedy:depth=1"):
             same([w.loc[b, "win_share_per_seat"], w.loc[b, "ci_low"], w.loc[b, "ci_high"]],
                  [s[f"win_share:{b}"], s[f"win_share:{b}:low"], s[f"win_share:{b}:high"]])
+
+
+def test_deal_spread_reaches_one_when_bots_sit_out_seatings():
+    """Three bots in two seats: each sits out a third of the seatings, which must not count as
+    losing them: a bot winning every seating it plays against one never winning spans 1."""
+    import itertools
+    from pathlib import Path
+
+    rows = []
+    for run, (x, y) in enumerate(itertools.permutations("abc", 2)):
+        for deal in range(10):
+            winner = min(x, y)  # a beats everyone, b beats c
+            rows.append({"run": run, "players": 2, "index": deal, "truncated": False, "bot_0": x, "bot_1": y,
+                         "win_0": int(x == winner), "win_1": int(y == winner), "setting": ""})
+    st = B.StudyData("t", Path("."), Path("."), {"kind": "tournament"}, [{"game": "shifting-stones"}] * 6,
+                     pd.DataFrame(rows))
+    sp = B.deal_spread(st)
+    assert len(sp) == 10 and (sp["span"] == 1.0).all() and (sp["seatings"] == 6).all()
+    # the winner over the six seatings: a in 4, b in 2
+    assert sp["entropy"].to_numpy() == pytest.approx(-(2 / 3 * np.log2(2 / 3) + 1 / 3 * np.log2(1 / 3)))
