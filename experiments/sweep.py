@@ -272,13 +272,7 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
         row["max_seat_advantage"] = float(adv.max()) if decided else np.nan
         sole, shared = tables.seat_sole_wins(collector.patterns[r], n)
         row["sole_wins"], row["shared_games"] = int(sole.sum()), shared
-        p = np.nan
-        if sole.sum():
-            import warnings
-
-            with warnings.catch_warnings():  # a few sole wins: still the test, its caveat is in the docs
-                warnings.simplefilter("ignore", RuntimeWarning)
-                p = stats.seat_equality_test(sole)[1]
+        p = tables.equal_seats_p(collector.patterns[r], n)
         row["p_equal_seats"] = p
         equal_p.append(p)
         for m in ("turns", "decisions", "margin"):

@@ -29,7 +29,7 @@ from scipy import stats as sps
 
 from experiments import stats
 
-__all__ = ["NEVER", "wilson", "mean_interval", "win_pattern_counts", "pattern_rows", "seat_table", "seat_sole_wins",
+__all__ = ["NEVER", "wilson", "mean_interval", "win_pattern_counts", "pattern_rows", "seat_table", "seat_sole_wins", "equal_seats_p",
            "bot_share_sums", "bot_table", "rate_table"]
 
 #: what a rate whose denominator is 0 means: the event never came up (a row kept, not dropped)
@@ -111,6 +111,20 @@ def seat_sole_wins(counts: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     winners = w.sum(axis=1)
     sole = winners == 1
     return np.rint(counts[sole] @ w[sole]).astype(np.int64), int(counts[winners > 1].sum())
+
+
+def equal_seats_p(counts: np.ndarray, n: int) -> float:
+    """The p-value of equal seats from a win-pattern tally: ``stats.seat_equality_test``
+    (chi-square) on the games one position won alone, the shared ones left out; nan without a
+    sole win.  Its warning about few expected wins is not repeated here (see that docstring)."""
+    import warnings
+
+    sole, _ = seat_sole_wins(counts, n)
+    if not sole.sum():
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return stats.seat_equality_test(sole)[1]
 
 
 # ---- bots --------------------------------------------------------------------------------

@@ -183,7 +183,9 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     write: ``win_share`` with its Wilson interval ``ci_low``/``ci_high`` (= ``share_low``/
     ``share_high`` of fpa.csv), ``win_rate`` (shared wins counted for every sharer) with
     ``rate_low``/``rate_high`` (= ``ci_low``/``ci_high`` of fpa.csv and of ``play``),
-    ``advantage`` = win_share - 1/n with ``adv_low``/``adv_high``."""
+    ``advantage`` = win_share - 1/n with ``adv_low``/``adv_high``; ``bots``: the bots of these
+    games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
+    as fpa_tests.csv and sweep.csv give it (unadjusted)."""
     rows = []
     for n, part in by_players(study):
         part = part[~part["truncated"].astype(bool)]
@@ -191,12 +193,16 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
             continue
         wins = np.take_along_axis(part[seat_cols("win", n)].to_numpy(np.int64), position_seats(part, n, first_col),
                                   axis=1)
-        t = tables.seat_table(tables.win_pattern_counts(wins), n)
+        counts = tables.win_pattern_counts(wins)
+        t = tables.seat_table(counts, n)
         t = t.rename(columns={"seat": "position", "ci_low": "rate_low", "ci_high": "rate_high"})
         t = t.rename(columns={"share_low": "ci_low", "share_high": "ci_high"})
         t.insert(0, "players", n)
         for k, v in reversed(setting_of(part).items()):
             t.insert(1, k, v)
+        # what the rows pool: the bots seated in these games
+        t["bots"] = ", ".join(sorted(set(part[seat_cols("bot", n)].to_numpy().astype(str).ravel())))
+        t["p_equal_seats"] = tables.equal_seats_p(counts, n)
         rows.append(t)
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 

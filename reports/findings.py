@@ -31,7 +31,7 @@ import pandas as pd
 
 from experiments import stats
 
-__all__ = ["Finding", "RankedFinding", "RankedFindings", "rank_findings", "TOP"]
+__all__ = ["Finding", "RankedFinding", "RankedFindings", "rank_findings", "seat_findings", "TOP"]
 
 #: findings shown on top of the report; the rest are one click away
 TOP = 10
@@ -149,4 +149,30 @@ def rank_findings(findings, top: int = TOP, alpha: float = 0.05) -> RankedFindin
     for rank, i in enumerate(order, start=1):
         r = RankedFinding(findings[i], rank, float(adjusted[i]), bool(reject[i]))
         (out.top if r.holds and len(out.top) < top else out.rest).append(r)
+    return out
+
+
+SEAT_TEST = "chi-square of equal seats on sole wins"
+
+
+def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat") -> list[Finding]:
+    """One finding per player count (and sweep setting) of a ``reports.balance.seat_advantage``
+    table: the position furthest from 1/n, its advantage (win share - 1/n, a proportion) with
+    its Wilson interval, tested by the chi-square of equal seats on sole wins (the p-value
+    ``fpa``/``sweep`` print).  ``title``: the game's title; ``word``: "seat" or "position"."""
+    out = []
+    if not len(adv):
+        return out
+    keys = ["players"] + (["setting"] if "setting" in adv else [])
+    for _, part in adv.groupby(keys, sort=False):
+        r = part.loc[part["advantage"].abs().round(12).idxmax()]  # a tie (2 players): the first position
+        setting = str(r["setting"]) if "setting" in part and r["setting"] else ""
+        where = f" ({setting})" if setting else ""
+        text = (f"{title} ({study}): {word} {int(r['position'])} at {int(r['players'])} players{where} wins "
+                f"{100 * r['win_share']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] of the games, "
+                f"fair {100 / r['players']:.1f}%")
+        out.append(Finding(text=text, effect=float(r["advantage"]), ci_low=float(r["adv_low"]),
+                           ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=SEAT_TEST,
+                           bots=tuple(str(r["bots"]).split(", ")), settings=(setting,) if setting else (),
+                           study=study))
     return out

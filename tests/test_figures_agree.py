@@ -75,6 +75,9 @@ def test_fpa_seat_table_and_moon_positions(capsys, tmp_path, game, players):
                          ("win_rate", "win_rate"), ("rate_low", "ci_low"), ("rate_high", "ci_high"),
                          ("win_share", "win_share"), ("ci_low", "share_low"), ("ci_high", "share_high")):
         same(adv[mine], fpa[theirs])
+    tests = pd.read_csv(out_dir / "fpa_tests.csv")
+    same(adv.groupby("players")["p_equal_seats"].first().to_numpy(), tests["p_equal_seats"])
+    assert (adv["bots"] == "random").all()
     if game == "moon":
         cli_pos = pd.read_csv(out_dir / "fpa_moon_positions.csv")
         rep = B.moon_tables(st)["positions"]
@@ -131,6 +134,7 @@ def test_sweep_every_setting_and_seat(capsys, tmp_path):
             same([a.loc[k, "win_share"], a.loc[k, "ci_low"], a.loc[k, "ci_high"]],
                  [getattr(row, f"seat{k}_share"), getattr(row, f"seat{k}_share_low"),
                   getattr(row, f"seat{k}_share_high")])
+        same(a["p_equal_seats"], [row.p_equal_seats] * 2)
         same([a.loc[0, "win_rate"], a.loc[0, "rate_low"], a.loc[0, "rate_high"]],
              [row.seat0_win_rate, row.ci_low, row.ci_high])
         same([ln.loc[row.setting, c] for c in ("mean_turns", "turns_low", "turns_high", "truncated_share",

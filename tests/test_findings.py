@@ -76,3 +76,27 @@ def test_bad_findings_are_refused():
     with pytest.raises(ValueError):
         rank_findings([], top=-1)
     assert rank_findings([]).top == [] and len(rank_findings([]).table()) == 0
+
+
+def test_seat_findings_from_the_seat_table():
+    import pandas as pd
+
+    from experiments import tables as T
+    from reports.findings import SEAT_TEST, seat_findings
+
+    rows = []
+    for setting, wins in (("bonus=2, skip=1", [[1, 0]] * 70 + [[0, 1]] * 30), ("bonus=0, skip=1", [[1, 0]] * 50 + [[0, 1]] * 50)):
+        t = T.seat_table(T.win_pattern_counts(pd.DataFrame(wins).to_numpy()), 2)
+        t = t.rename(columns={"seat": "position", "ci_low": "rate_low", "ci_high": "rate_high",
+                              "share_low": "ci_low", "share_high": "ci_high"})
+        t["players"], t["setting"], t["bots"] = 2, setting, "greedy"
+        t["p_equal_seats"] = T.equal_seats_p(T.win_pattern_counts(pd.DataFrame(wins).to_numpy()), 2)
+        rows.append(t)
+    found = seat_findings(pd.concat(rows, ignore_index=True), "stones-sweep", "Shifting Stones")
+    assert len(found) == 2
+    a = found[0]
+    assert a.effect == pytest.approx(0.2) and a.test == SEAT_TEST and a.settings == ("bonus=2, skip=1",)
+    assert a.p == pytest.approx(6.3e-05, rel=0.01)  # chi-square of 70 : 30
+    assert "seat 0 at 2 players (bonus=2, skip=1) wins 70.0%" in a.text and a.only_one_bot
+    ranked = rank_findings(found)
+    assert [r.finding.settings for r in ranked.top] == [("bonus=2, skip=1",)]
