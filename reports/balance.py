@@ -95,6 +95,7 @@ class StudyData:
     frame: pd.DataFrame   # one row per game: configuration, seats, length, game columns
     files: list[Path] = field(default_factory=list)
     results: Any = None   # the store, opened for reading (experiments.store.Results)
+    only_runs: frozenset | None = None  # a part of the study (split_settings): its runs; None = all
 
     @property
     def kind(self) -> str:
@@ -133,13 +134,27 @@ def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarra
     return np.asarray(labels, dtype=object)[run]
 
 
+def split_settings(study: StudyData):
+    """``(setting, part)`` per rule setting of a sweep (``setting``: every varied option,
+    "bonus=2, skip=1", the baseline marked), ``part`` the study restricted to that setting's
+    runs (its frame and its wide columns): any per-game section run on each part shows the
+    settings apart instead of pooling them.  One ``("", study)`` for a study without settings."""
+    if not (study.frame["setting"] != "").any():
+        yield "", study
+        return
+    for setting, frame in study.frame.groupby("setting", sort=False):
+        runs = frozenset(int(r) for r in frame["run"].unique())
+        yield str(setting), StudyData(study.name, study.path, study.store, study.record, study.runs, frame,
+                                      study.files, study.results, runs)
+
+
 def read_wide(study: StudyData, prefix: str):
     """(run, players, truncated, columns, frame) per chunk, for the columns starting with
     ``prefix`` (each chunk verified by the store as it is read)."""
     for _run, _start, t in study.results.iter_chunks(
             columns=lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)]):
         cols = [c for c in t.columns if c.startswith(prefix)]
-        if not cols or not len(t):
+        if not cols or not len(t) or (study.only_runs is not None and int(t["run"].iloc[0]) not in study.only_runs):
             continue
         yield int(t["run"].iloc[0]), int(t["players"].iloc[0]), t["truncated"].to_numpy(bool), cols, t[cols]
 

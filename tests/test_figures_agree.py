@@ -46,7 +46,9 @@ def test_play_seats_and_a_zero_win_interval(capsys, tmp_path):
     args = ["play", "shifting-stones", "--bots", "random,greedy", "--games", "200", "--seed", "4", "--out", out_dir]
     text = cli(capsys, *args)
     seats = pd.DataFrame(json.loads(cli(capsys, *args, "--json"))["seats"])
-    adv = B.seat_advantage(study(out_dir, "play"), None)
+    st = study(out_dir, "play")
+    assert [(s, p is st) for s, p in B.split_settings(st)] == [("", True)]  # nothing to split
+    adv = B.seat_advantage(st, None)
     same(adv["win_rate"], seats["win_rate"])
     same(adv["rate_low"], seats["ci_low"])
     same(adv["rate_high"], seats["ci_high"])
@@ -165,3 +167,19 @@ def test_deal_spread_reaches_one_when_bots_sit_out_seatings():
     assert len(sp) == 10 and (sp["span"] == 1.0).all() and (sp["seatings"] == 6).all()
     # the winner over the six seatings: a in 4, b in 2
     assert sp["entropy"].to_numpy() == pytest.approx(-(2 / 3 * np.log2(2 / 3) + 1 / 3 * np.log2(1 / 3)))
+
+
+def test_split_settings_keeps_every_setting_apart(capsys, tmp_path):
+    out_dir = tmp_path / "sweep"
+    cli(capsys, "sweep", "shifting-stones", "--vary", "bonus_points=0", "--vary", "end_trigger=6",
+        "--bots", "greedy", "--games", "60", "--seed", "1", "--no-progress", "--out", out_dir)
+    st = study(out_dir)
+    parts = dict(B.split_settings(st))
+    assert sorted(parts) == sorted(pd.read_csv(out_dir / "sweep.csv")["setting"])
+    pooled = B.stones_tables(st)["cards"]
+    per = {s: B.stones_tables(p)["cards"] for s, p in parts.items()}
+    assert all((c["games"] == 60).all() for c in per.values()) and (pooled["games"] == 120).all()
+    # the parts add up to the pooled study, card by card
+    same(sum(c["scored"].to_numpy() for c in per.values()), pooled["scored"])
+    bonus = {s: B.stones_tables(p)["bonus"] for s, p in parts.items()}
+    assert all(len(b) == 1 and b["setting"].iloc[0] == s for s, b in bonus.items())
