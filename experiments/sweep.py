@@ -38,7 +38,7 @@ from .study import Study, parse_assignments
 BASE_METRICS = ("turns", "decisions", "margin", "truncated")
 METRIC_WORDS = {
     "seat<k>_share": "seat k's win share (a shared win split among its winners; fair = 1/n), every seat",
-    "win:<bot>": "a bot's win rate per seat it holds (when the bots differ)",
+    "win:<bot>": "a bot's win share per seat it holds (shared wins split; when the bots differ)",
     "turns": "turns per decided game",
     "decisions": "decisions per decided game",
     "margin": "winner minus runner-up score (decided games)",
@@ -180,7 +180,7 @@ class Collector:
 
     def all_metrics(self) -> list[str]:
         """Every per-game metric: each seat's win share, then length, margin, truncation and
-        each bot's win rate."""
+        each bot's win share per seat."""
         return ([f"seat{k}_share" for k in range(self.players)] + list(BASE_METRICS)
                 + [f"win:{b}" for b in self.bot_names])
 
@@ -216,7 +216,8 @@ class Collector:
         labels = task.config.bot_labels
         for b in self.bot_names:
             seats = [s for s, label in enumerate(labels) if label == b]
-            cols[f"win:{b}"] = wins[:, seats].mean(axis=1) * nan_if_trunc
+            # its win share per seat held: the figure the table prints as win_share:<bot>
+            cols[f"win:{b}"] = shares[:, seats].mean(axis=1) * nan_if_trunc
         part = pd.DataFrame(cols)
         for c in part.columns[1:]:
             part[c] = part[c].astype(np.float32)

@@ -475,3 +475,17 @@ def test_mean_interval_is_the_t_interval():
     one = S.Moments()
     one.add(np.array([4.0]))
     assert T.mean_interval(one)[0] == 4.0 and math.isnan(T.mean_interval(one)[1])
+
+
+def test_equal_seats_from_the_tally_has_its_size_with_shared_wins():
+    """The seat test fpa, sweep and the report run on a win-pattern tally: under equal seats
+    with many shared wins it rejects at 5% in 3..7% of studies."""
+    from experiments import tables as T
+
+    rng = np.random.default_rng(11)
+    reps, games, n = 1000, 300, 3
+    rejected = 0
+    for _ in range(reps):
+        w = rng.random((games, n)) < 0.45  # equal seats; two or three winners in about 40% of games
+        rejected += T.equal_seats_p(T.win_pattern_counts(w), n) < 0.05
+    assert 0.03 <= rejected / reps <= 0.07
