@@ -31,7 +31,7 @@ import pandas as pd
 
 from experiments import stats
 
-__all__ = ["Finding", "RankedFinding", "RankedFindings", "rank_findings", "seat_findings", "TOP"]
+__all__ = ["Finding", "RankedFinding", "RankedFindings", "rank_findings", "seat_findings", "sweep_findings", "TOP"]
 
 #: findings shown on top of the report; the rest are one click away
 TOP = 10
@@ -175,4 +175,44 @@ def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat")
                            ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=SEAT_TEST,
                            bots=tuple(str(r["bots"]).split(", ")), settings=(setting,) if setting else (),
                            study=study))
+    return out
+
+
+PAIRED_TEST = "paired t-test against the baseline on the same deals"
+_PROPORTIONS = ("truncated",)  # metrics that are shares already (seat and bot shares by prefix)
+
+
+def sweep_findings(tests: pd.DataFrame, study: str, title: str, bots: tuple[str, ...]) -> list[Finding]:
+    """One finding per tested row of a sweep's ``sweep_tests`` table (its untested rows stay
+    out: nothing to claim).  Shares (a seat's or a bot's win share, the truncated share) keep
+    their difference as the effect, a proportion; turns, decisions and margin are relative to
+    the baseline (diff / baseline), so they rank on one scale with the shares.  The interval is
+    the paired t interval of the difference, scaled alike; ``p`` the unadjusted paired p
+    (rank_findings corrects across the report)."""
+    from scipy import stats as sps
+
+    out = []
+    if not len(tests) or "tested" not in tests:
+        return out
+    for r in tests[tests["tested"].astype(bool)].itertuples():
+        m = str(r.metric)
+        share = m.startswith(("seat", "win:")) or m in _PROPORTIONS
+        half = float(sps.t.ppf(0.975, max(int(r.pairs) - 1, 1)) * r.se_paired)
+        scale = 1.0 if share else (abs(r.baseline_value) or float("nan"))
+        if scale != scale:
+            continue  # a relative change of a zero baseline has no size
+        effect = r.diff / scale
+        what = {"turns": "turns per game", "decisions": "decisions per game", "margin": "winner's margin",
+                "truncated": "truncated share"}.get(m, m.replace("_share", "'s win share").replace("seat", "seat ")
+                                                     .replace("win:", "win share of "))
+        if share:
+            size = f"{100 * r.diff:+.1f} points [{100 * (r.diff - half):+.1f}, {100 * (r.diff + half):+.1f}]"
+        else:
+            size = (f"{r.diff:+.2f} [{r.diff - half:+.2f}, {r.diff + half:+.2f}] "
+                    f"({100 * effect:+.1f}% of the baseline's {r.baseline_value:.2f})")
+        out.append(Finding(text=f"{title} ({study}): {r.setting} changes the {what} by {size}",
+                           effect=float(effect), ci_low=float((r.diff - half) / scale),
+                           ci_high=float((r.diff + half) / scale), p=float(r.p), test=PAIRED_TEST, bots=tuple(bots),
+                           settings=(str(r.setting),), study=study,
+                           unit="proportion" if share else "relative to the baseline"))
     return out

@@ -100,3 +100,27 @@ def test_seat_findings_from_the_seat_table():
     assert "seat 0 at 2 players (bonus=2, skip=1) wins 70.0%" in a.text and a.only_one_bot
     ranked = rank_findings(found)
     assert [r.finding.settings for r in ranked.top] == [("bonus=2, skip=1",)]
+
+
+def test_sweep_findings_put_shares_and_lengths_on_one_scale():
+    import pandas as pd
+
+    from reports.findings import PAIRED_TEST, sweep_findings
+
+    tests = pd.DataFrame([
+        {"setting": "bonus=2, skip=1", "metric": "turns", "value": 12.0, "baseline_value": 10.0, "pairs": 400,
+         "diff": 2.0, "se_paired": 0.1, "p": 1e-20, "tested": True},
+        {"setting": "bonus=2, skip=1", "metric": "seat0_share", "value": 0.55, "baseline_value": 0.5, "pairs": 400,
+         "diff": 0.05, "se_paired": 0.02, "p": 0.01, "tested": True},
+        {"setting": "bonus=2, skip=1", "metric": "truncated", "value": 0.0, "baseline_value": 0.0, "pairs": 400,
+         "diff": 0.0, "se_paired": 0.0, "p": float("nan"), "tested": False},
+    ])
+    found = sweep_findings(tests, "sweep", "Shifting Stones", ("greedy", "mcts"))
+    assert len(found) == 2 and all(f.test == PAIRED_TEST for f in found)  # the untested row claims nothing
+    turns, seat = found
+    assert turns.effect == pytest.approx(0.2) and turns.unit == "relative to the baseline"
+    assert turns.ci_low == pytest.approx((2.0 - 1.966 * 0.1) / 10, abs=1e-4)
+    assert seat.effect == pytest.approx(0.05) and seat.unit == "proportion"
+    assert "seat 0's win share by +5.0 points" in seat.text and "bonus=2, skip=1" in seat.text
+    assert not seat.only_one_bot and seat.settings == ("bonus=2, skip=1",)
+    assert [r.finding is turns for r in rank_findings(found).top] == [True, False]
