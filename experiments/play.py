@@ -59,6 +59,10 @@ class PlaySummary:
         # decided games by win pattern (experiments.tables): the seat table the report computes
         # from the stored rows with the same function
         self.patterns = np.zeros(1 << n, np.int64)
+        # a game that draws its first player (Moon's first bidder): the same tally by position
+        # from the first player, the report's seat advantage for it
+        self.first_col = getattr(config.info, "first_player_column", None)
+        self.position_patterns = np.zeros(1 << n, np.int64)
         self.scores = np.zeros(n, np.int64)
         self.truncated = 0
         self.truncated_scores = np.zeros(n, np.int64)
@@ -71,7 +75,13 @@ class PlaySummary:
         decided = frame[~cut]
         self.games += len(frame)
         self.decided += len(decided)
-        self.patterns += tables.win_pattern_counts(seat_matrix(decided, "win", n))
+        wins = seat_matrix(decided, "win", n)
+        self.patterns += tables.win_pattern_counts(wins)
+        if self.first_col is not None and self.first_col in decided.columns:
+            from .fpa import by_position, positions_of
+
+            self.position_patterns += tables.win_pattern_counts(
+                by_position(wins, positions_of(decided, n, self.first_col)))
         self.scores += seat_matrix(decided, "score", n).sum(axis=0)
         self.truncated += int(cut.sum())
         self.truncated_scores += seat_matrix(frame[cut], "score", n).sum(axis=0)
@@ -86,6 +96,14 @@ class PlaySummary:
         n = self.decided
         seats["mean_score"] = self.scores / n if n else np.nan
         return seats[PLAY_COLUMNS]
+
+    def position_table(self) -> pd.DataFrame | None:
+        """The seat table by position from the game's first player (None for a game whose
+        seat 0 always plays first: then positions are seats)."""
+        if self.first_col is None:
+            return None
+        t = tables.seat_table(self.position_patterns, self.config.players)
+        return t.rename(columns={"seat": "position"})[["position"] + PLAY_COLUMNS[2:-1]]
 
     def truncation(self) -> dict:
         from .results import truncation_option
@@ -109,6 +127,7 @@ def summary_record(config: RunConfig, outcome: RunOutcome) -> dict:
     return {"game": config.game, "players": config.players, "seed": config.seed,
             "bots": config.bot_labels, "variant": dict(config.variant), "games": summary.games,
             "seats": summary.table().to_dict(orient="records"),
+            **({"positions": pos.to_dict(orient="records")} if (pos := summary.position_table()) is not None else {}),
             "truncated": summary.truncation(), "note": outcome.note,
             "simulated": outcome.simulated, "seconds": outcome.seconds}
 
@@ -138,6 +157,13 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
         lines.append(f"{r.seat:>4}  {r.bot:<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
                      f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  {ci(r.share_low, r.share_high):>17}  "
                      f"{r.mean_score:>10.2f}")
+    pos = outcome.summary.position_table()
+    if pos is not None:
+        lines.append(f"by position from the first player ({outcome.summary.first_col}, drawn by the game; 0 = first):")
+        for r in pos.itertuples():
+            lines.append(f"{r.position:>4}  {'':<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
+                         f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  "
+                         f"{ci(r.share_low, r.share_high):>17}")
     note = shared_wins_note(int(table["shared_wins"].sum()))
     if note:
         lines.append(note)

@@ -183,3 +183,16 @@ def test_split_settings_keeps_every_setting_apart(capsys, tmp_path):
     same(sum(c["scored"].to_numpy() for c in per.values()), pooled["scored"])
     bonus = {s: B.stones_tables(p)["bonus"] for s, p in parts.items()}
     assert all(len(b) == 1 and b["setting"].iloc[0] == s for s, b in bonus.items())
+
+
+def test_play_by_position_for_a_game_that_draws_its_first_player(capsys, tmp_path):
+    out_dir = tmp_path / "moon-play"
+    r = json.loads(cli(capsys, "play", "moon", "--bots", "random", "--games", "150", "--seed", "3", "--out", out_dir,
+                       "--json"))
+    pos = pd.DataFrame(r["positions"])
+    adv = B.seat_advantage(study(out_dir, "play"), "first_bidder")
+    for mine, theirs in (("position", "position"), ("wins", "wins"), ("win_rate", "win_rate"),
+                         ("rate_low", "ci_low"), ("rate_high", "ci_high"), ("win_share", "win_share"),
+                         ("ci_low", "share_low"), ("ci_high", "share_high")):
+        same(adv[mine], pos[theirs])
+    assert pos["games"].iloc[0] == r["games"] - r["truncated"]["games"]
