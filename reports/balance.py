@@ -335,10 +335,17 @@ def weaker_wins(study: StudyData) -> pd.DataFrame | None:
 
 # ---- Moon ------------------------------------------------------------------------------------
 def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    """Moon's balance tables over every game of ``study`` (``pooled_text`` says what that
+    pools; ``split_settings`` gives a sweep's settings apart): make rate by bid, trump and widow
+    use (every level listed, never-won ones with 0 contracts), moons, points by bidding
+    position (fpa's table), and ``by_bot``: each bot's contracts and make rate from its own
+    seats, so a tournament's bots are told apart."""
     from simcore.games.moon import BID_LEVEL_NAMES, TRUMP_NAMES
 
     f = study.frame
     out = {}
+    if "bids_made_0" in f:
+        out["by_bot"] = moon_bot_table(f)
     if "bid_1_contracts" in f:
         out["by_bid"] = _make_rates(f, "bid", BID_LEVEL_NAMES, "bid")
         out["by_trump"] = _make_rates(f, "trump", TRUMP_NAMES, "trump")
@@ -365,6 +372,29 @@ def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         pos.insert(6, "contract_share", pos["contracts"] / max(hands.sum(), 1))
         out["positions"] = pos
     return out
+
+
+def moon_bot_table(f: pd.DataFrame) -> pd.DataFrame:
+    """Per bot (and sweep setting): contracts it won, made, its make rate (Wilson) and its moon
+    contracts (21 bids) and their make rate, summed over the seats it held (truncated games
+    too: their played hands count)."""
+    rows = []
+    for setting, part in f.groupby("setting", sort=False):
+        bots = part[seat_cols("bot", 3)].to_numpy().astype(str)
+        made = part[seat_cols("bids_made", 3)].to_numpy(np.int64)
+        failed = part[seat_cols("bids_failed", 3)].to_numpy(np.int64)
+        tries = part[seat_cols("moon_attempts", 3)].to_numpy(np.int64)
+        moons = part[seat_cols("moons_made", 3)].to_numpy(np.int64)
+        for b in sorted(set(bots.ravel())):
+            m = bots == b
+            c, k = int((made + failed)[m].sum()), int(made[m].sum())
+            rate, lo, hi = wilson(k, c)
+            mrate, mlo, mhi = wilson(int(moons[m].sum()), int(tries[m].sum()))
+            rows.append({**({"setting": setting} if setting else {}), "bot": b, "seat_games": int(m.sum()),
+                         "contracts": c, "made": k, "make_rate": rate, "ci_low": lo, "ci_high": hi,
+                         "moon_contracts": int(tries[m].sum()), "moons_made": int(moons[m].sum()),
+                         "moon_rate": mrate, "moon_low": mlo, "moon_high": mhi})
+    return pd.DataFrame(rows)
 
 
 def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:

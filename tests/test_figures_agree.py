@@ -207,3 +207,20 @@ def test_pooled_text_says_what_a_section_pools(capsys, tmp_path):
     sw = study(tmp_path / "s")
     assert B.pooled_text(sw) == "pooling the 2 settings chips_to_win=5 (baseline); chips_to_win=4"
     assert all(B.pooled_text(part) == "" for _, part in B.split_settings(sw))
+
+
+def test_moon_make_rate_by_bot_tells_a_tournament_s_bots_apart(capsys, tmp_path):
+    cli(capsys, "tournament", "moon", "--bots", "random,greedy", "--games", "30", "--seed", "1", "--no-progress",
+        "--out", tmp_path / "t")
+    st = study(tmp_path / "t")
+    t = B.moon_tables(st)
+    bb = t["by_bot"].set_index("bot")
+    f = st.frame
+    # the bots' contracts add up to every contract of the tournament, by bid level
+    bids = [c for c in f.columns if c.startswith("bid_") and c.endswith("_contracts")]
+    assert bb["contracts"].sum() == int(f[bids].to_numpy().sum()) == t["by_bid"]["contracts"].sum()
+    assert bb["made"].sum() == t["by_bid"]["made"].sum()
+    for b in ("random", "greedy"):
+        r = bb.loc[b]
+        same([r["make_rate"], r["ci_low"], r["ci_high"]], list(B.wilson(r["made"], r["contracts"])))
+    assert bb.loc["greedy", "make_rate"] > bb.loc["random", "make_rate"]
