@@ -411,8 +411,9 @@ VALUES = (1, 2, 3, 5)  # Shifting Stones card values
 
 def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
     """Shifting Stones: ``cards`` and ``classes`` per player count (pooling a sweep's settings:
-    the per-card columns are read chunk by chunk), ``bonus`` per player count and setting
-    (its ``setting`` column names every varied option)."""
+    the per-card columns are read chunk by chunk; run it on each part of ``split_settings`` to
+    keep them apart, its rows then carry their ``setting``), ``bonus`` per player count and
+    setting (its ``setting`` column names every varied option)."""
     from simcore.games.shifting_stones_deck import load_deck
 
     deck = load_deck()
@@ -467,6 +468,10 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
                         "points_per_game": v * k / g,
                         "mean_round": float((part["mean_round"] * part["scored"]).sum() / max(k, 1))})
         out["classes"] = pd.DataFrame(cls)
+        one = [x for x in study.frame["setting"].unique() if x]
+        if len(one) == 1 and study.frame["setting"].nunique() == 1:  # a part of split_settings: say which
+            for key in ("cards", "classes"):
+                out[key].insert(1, "setting", one[0])
     rows = []
     for n, part in by_players(study):
         if n < 2:

@@ -181,6 +181,7 @@ def test_split_settings_keeps_every_setting_apart(capsys, tmp_path):
     assert all((c["games"] == 60).all() for c in per.values()) and (pooled["games"] == 120).all()
     # the parts add up to the pooled study, card by card
     same(sum(c["scored"].to_numpy() for c in per.values()), pooled["scored"])
+    assert "setting" not in pooled and all((c["setting"] == s).all() for s, c in per.items())
     bonus = {s: B.stones_tables(p)["bonus"] for s, p in parts.items()}
     assert all(len(b) == 1 and b["setting"].iloc[0] == s for s, b in bonus.items())
 
