@@ -225,3 +225,21 @@ def test_moon_make_rate_by_bot_tells_a_tournament_s_bots_apart(capsys, tmp_path)
         r = bb.loc[b]
         same([r["make_rate"], r["ci_low"], r["ci_high"]], list(B.wilson(r["made"], r["contracts"])))
     assert bb.loc["greedy", "make_rate"] > bb.loc["random", "make_rate"]
+
+
+def test_every_table_of_a_sweep_has_one_labelled_row_set_per_setting(capsys, tmp_path):
+    cli(capsys, "sweep", "sequence-stacks", "--vary", "chips_to_win=4", "--vary", "hand_size=4", "--bots",
+        "random,greedy", "--games", "40", "--seed", "2", "--no-progress", "--out", tmp_path / "s")
+    st = study(tmp_path / "s")
+    settings = set(pd.read_csv(tmp_path / "s" / "sweep.csv")["setting"])
+    assert settings == {"chips_to_win=5, hand_size=5 (baseline)", "chips_to_win=4, hand_size=4"}
+    t = B.stacks_tables(st)
+    frames = {"seat advantage": B.seat_advantage(st, None), "bot win rates": B.bot_win_rates(st),
+              "lengths": B.lengths(st), **t}
+    for name, frame in frames.items():
+        assert set(frame["setting"]) == settings, name
+        sizes = frame.groupby("setting").size()
+        assert sizes.nunique() == 1, name  # the same rows under every setting: none dropped
+    # every action card is listed under every setting, played or not
+    actions = t["actions"]
+    assert len(actions) == 2 * len(B.STACKS_ACTIONS)
