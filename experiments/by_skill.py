@@ -99,7 +99,7 @@ def sweep_by_bot(tables: dict[str, dict[str, pd.DataFrame]], levels: dict[str, s
         frames.append(f)
     rows = pd.concat(frames, ignore_index=True)
     keys = [c for c in rows.columns if c not in {"bot", "level", "value", "baseline_value", "pairs", "diff",
-                                                  "se_paired", "se_unpaired", "p", "p_holm", "differs"}]
+                                                  "se_paired", "se_unpaired", "p", "p_holm", "differs", "tested", "untested"}]
     tests = []
     for key, part in rows.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from experiments import stats
+from experiments import stats, tables
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
@@ -103,17 +103,15 @@ class Collector:
         self.truncated[n] = self.truncated.get(n, 0) + int(trunc.sum())
         decided = frame[~trunc]
         seats_at = positions_of(decided, n, self.first_col)
-        wins = by_position(seat_matrix(decided, "win", n), seats_at) > 0
-        code = wins.astype(np.int64) @ (np.int64(1) << np.arange(n, dtype=np.int64))
+        wins = by_position(seat_matrix(decided, "win", n), seats_at)
         counts = self.patterns.setdefault(n, np.zeros(1 << n, np.int64))
-        counts += np.bincount(code, minlength=1 << n)
+        counts += tables.win_pattern_counts(wins)
         for key, value in moon_position_sums(frame).items():  # {} unless the results carry them
             self.moon[key] = self.moon.get(key, 0) + value
 
     def win_patterns(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(every win pattern as a 0/1 row by position, decided games with it)."""
-        rows = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1
-        return rows.astype(np.float64), self.patterns.get(n, np.zeros(1 << n, np.int64))
+        return tables.pattern_rows(n), self.patterns.get(n, np.zeros(1 << n, np.int64))
 
 
 def moon_position_sums(frame: pd.DataFrame) -> dict[str, float]:
@@ -187,30 +185,29 @@ def _weighted_mean_sem(x: np.ndarray, counts: np.ndarray) -> tuple[float, float]
     return float(d.mean), float(d.std_mean)
 
 
+#: fpa.csv: the seat table of ``experiments.tables.seat_table`` per player count (the report's
+#: seat advantage is the same function on the same tally, counted from the stored rows)
+FPA_COLUMNS = ["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "win_share",
+               "share_low", "share_high", "fair"]
+
+
 def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
     rows, tests = [], []
     for config in study.configs:
         n = config.players
         w, c = collector.win_patterns(n)
         decided = int(c.sum())
-        wins = np.rint(c @ w).astype(np.int64)
-        shared = (w.sum(axis=1) > 1)
-        shared_wins = np.rint(c[shared] @ w[shared]).astype(np.int64)
-        lo, hi = stats.wilson_intervals(wins, decided)
+        seat = tables.seat_table(c, n)
+        seat.insert(0, "players", n)
+        rows.append(seat[FPA_COLUMNS])
         share = win_shares(w)
-        for k in range(n):
-            rows.append({"players": n, "seat": k, "games": decided, "wins": int(wins[k]),
-                         "shared_wins": int(shared_wins[k]),
-                         "win_rate": wins[k] / decided if decided else np.nan,
-                         "ci_low": float(lo[k]), "ci_high": float(hi[k]),
-                         "win_share": float(c @ share[:, k] / decided) if decided else np.nan, "fair": 1.0 / n})
-        sole = np.rint(c[~shared] @ w[~shared]).astype(np.int64)
+        sole, shared_games = tables.seat_sole_wins(c, n)
         chi2, p = (np.nan, np.nan)
         if sole.sum():
             chi2, p = stats.seat_equality_test(sole)
         test = {"players": n, "games": collector.games.get(n, 0), "decided": decided,
                 "truncated": collector.truncated.get(n, 0), "sole_wins": int(sole.sum()),
-                "shared": int(c[shared].sum()), "chi2": chi2, "p_equal_seats": p,
+                "shared": shared_games, "chi2": chi2, "p_equal_seats": p,
                 "p_first_vs_fair": first_vs_fair(share[:, 0], n, c)}
         if decided >= 2:
             diff, se_paired = _weighted_mean_sem(w[:, 0] - w[:, n - 1], c)
@@ -222,11 +219,11 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
     reject, adjusted = stats.adjust_pvalues(tests_df["p_equal_seats"].to_numpy(), method="holm")
     tests_df["p_holm"] = adjusted
     tests_df["unequal"] = reject
-    tables = {"fpa": pd.DataFrame(rows), "fpa_tests": tests_df}
+    out = {"fpa": pd.concat(rows, ignore_index=True), "fpa_tests": tests_df}
     moon = moon_position_table(collector.moon)
     if moon is not None:
-        tables["fpa_moon_positions"] = moon
-    return tables
+        out["fpa_moon_positions"] = moon
+    return out
 
 
 def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataFrame]) -> str:
@@ -243,7 +240,9 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         lines.append("seat 0 plays first")
     fpa = tables["fpa"].copy()
     fpa["ci"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(fpa["ci_low"], fpa["ci_high"])]
-    lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "win_share", "fair"]]
+    fpa["share ci"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(fpa["share_low"], fpa["share_high"])]
+    lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "win_share", "share ci",
+                      "fair"]]
                  .to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if int(fpa["shared_wins"].sum()):
         lines.append("shared wins count as a win for every sharer (in `wins`, and on their own in "

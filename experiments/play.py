@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.stats import wilson_interval
+from experiments import tables
 from runtime.runner import RunConfig
 
 from .store import DEFAULT_CHUNK
@@ -44,6 +44,10 @@ def execute(config: RunConfig, games: int, threads: int | None = None, out: str 
     return RunOutcome(summary, outcome.seconds, outcome.simulated, outcome.frame, outcome.note)
 
 
+PLAY_COLUMNS = ["seat", "bot", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "win_share",
+                "share_low", "share_high", "mean_score"]
+
+
 class PlaySummary:
     """Per-seat counts and sums over the games seen so far (any number of chunks)."""
 
@@ -52,24 +56,32 @@ class PlaySummary:
         n = config.players
         self.games = 0
         self.decided = 0
-        self.wins = np.zeros(n, np.int64)
-        self.shared = np.zeros(n, np.int64)
+        # decided games by win pattern (experiments.tables): the seat table the report computes
+        # from the stored rows with the same function
+        self.patterns = np.zeros(1 << n, np.int64)
+        # a game that draws its first player (Moon's first bidder): the same tally by position
+        # from the first player, the report's seat advantage for it
+        self.first_col = getattr(config.info, "first_player_column", None)
+        self.position_patterns = np.zeros(1 << n, np.int64)
         self.scores = np.zeros(n, np.int64)
         self.truncated = 0
         self.truncated_scores = np.zeros(n, np.int64)
 
     def add(self, frame: pd.DataFrame) -> "PlaySummary":
-        from .results import seat_matrix, shared_win_mask
+        from .results import seat_matrix
 
         n = self.config.players
         cut = frame["truncated"].to_numpy().astype(bool)
         decided = frame[~cut]
-        win = seat_matrix(decided, "win", n) > 0
-        shared = shared_win_mask(decided, n)
         self.games += len(frame)
         self.decided += len(decided)
-        self.wins += win.sum(axis=0)
-        self.shared += (win & shared[:, None]).sum(axis=0)
+        wins = seat_matrix(decided, "win", n)
+        self.patterns += tables.win_pattern_counts(wins)
+        if self.first_col is not None and self.first_col in decided.columns:
+            from .fpa import by_position, positions_of
+
+            self.position_patterns += tables.win_pattern_counts(
+                by_position(wins, positions_of(decided, n, self.first_col)))
         self.scores += seat_matrix(decided, "score", n).sum(axis=0)
         self.truncated += int(cut.sum())
         self.truncated_scores += seat_matrix(frame[cut], "score", n).sum(axis=0)
@@ -77,24 +89,21 @@ class PlaySummary:
 
     def table(self) -> pd.DataFrame:
         """Per seat: bot, wins (shared ones included) and shared wins, win rate over decided
-        games with a 95% Wilson interval, mean score over decided games."""
+        games with a 95% Wilson interval, win share (shared wins split) with its Wilson
+        interval, mean score over decided games (``experiments.tables.seat_table``)."""
+        seats = tables.seat_table(self.patterns, self.config.players)
+        seats.insert(1, "bot", list(self.config.bot_labels))
         n = self.decided
-        rows = []
-        for s in range(self.config.players):
-            wins = int(self.wins[s])
-            lo, hi = wilson_interval(wins, n)
-            rows.append({
-                "seat": s,
-                "bot": self.config.bot_labels[s],
-                "games": n,
-                "wins": wins,
-                "shared_wins": int(self.shared[s]),
-                "win_rate": wins / n if n else float("nan"),
-                "ci_low": lo,
-                "ci_high": hi,
-                "mean_score": float(self.scores[s] / n) if n else float("nan"),
-            })
-        return pd.DataFrame(rows)
+        seats["mean_score"] = self.scores / n if n else np.nan
+        return seats[PLAY_COLUMNS]
+
+    def position_table(self) -> pd.DataFrame | None:
+        """The seat table by position from the game's first player (None for a game whose
+        seat 0 always plays first: then positions are seats)."""
+        if self.first_col is None:
+            return None
+        t = tables.seat_table(self.position_patterns, self.config.players)
+        return t.rename(columns={"seat": "position"})[["position"] + PLAY_COLUMNS[2:-1]]
 
     def truncation(self) -> dict:
         from .results import truncation_option
@@ -118,6 +127,7 @@ def summary_record(config: RunConfig, outcome: RunOutcome) -> dict:
     return {"game": config.game, "players": config.players, "seed": config.seed,
             "bots": config.bot_labels, "variant": dict(config.variant), "games": summary.games,
             "seats": summary.table().to_dict(orient="records"),
+            **({"positions": pos.to_dict(orient="records")} if (pos := summary.position_table()) is not None else {}),
             "truncated": summary.truncation(), "note": outcome.note,
             "simulated": outcome.simulated, "seconds": outcome.seconds}
 
@@ -134,11 +144,26 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
                if v != next(o.default for o in config.info.options if o.name == k)}
     if changed:
         lines.append("variant: " + ", ".join(f"{k}={format_value(v)}" for k, v in changed.items()))
-    lines.append(f"{'seat':>4}  {'bot':<24} {'wins':>8} {'shared':>7}  {'win rate':>8}  {'95% CI':>17}  {'mean score':>10}")
+    lines.append(f"{'seat':>4}  {'bot':<24} {'wins':>8} {'shared':>7}  {'win rate':>8}  {'95% CI':>17}  "
+                 f"{'win share':>9}  {'95% CI':>17}  {'mean score':>10}")
+
+    def ci(lo, hi):
+        return f"[{lo:.4f}, {hi:.4f}]" if lo == lo else "n/a"
+
+    def num(x):
+        return f"{x:.4f}" if x == x else "n/a"
+
     for r in table.itertuples():
-        ci = f"[{r.ci_low:.4f}, {r.ci_high:.4f}]" if r.ci_low == r.ci_low else "n/a"
-        rate = f"{r.win_rate:.4f}" if r.win_rate == r.win_rate else "n/a"
-        lines.append(f"{r.seat:>4}  {r.bot:<24} {r.wins:>8} {r.shared_wins:>7}  {rate:>8}  {ci:>17}  {r.mean_score:>10.2f}")
+        lines.append(f"{r.seat:>4}  {r.bot:<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
+                     f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  {ci(r.share_low, r.share_high):>17}  "
+                     f"{r.mean_score:>10.2f}")
+    pos = outcome.summary.position_table()
+    if pos is not None:
+        lines.append(f"by position from the first player ({outcome.summary.first_col}, drawn by the game; 0 = first):")
+        for r in pos.itertuples():
+            lines.append(f"{r.position:>4}  {'':<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
+                         f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  "
+                         f"{ci(r.share_low, r.share_high):>17}")
     note = shared_wins_note(int(table["shared_wins"].sum()))
     if note:
         lines.append(note)

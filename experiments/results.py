@@ -16,13 +16,6 @@ def seat_matrix(frame: pd.DataFrame, prefix: str, players: int) -> np.ndarray:
     return frame[[f"{prefix}_{s}" for s in range(players)]].to_numpy(dtype=np.int64)
 
 
-def shared_win_mask(frame: pd.DataFrame, players: int) -> np.ndarray:
-    """Games won by more than one seat (each sharer is counted as a winner)."""
-    if not len(frame):
-        return np.zeros(0, bool)
-    return seat_matrix(frame, "win", players).sum(axis=1) > 1
-
-
 def shared_wins_note(shared: int) -> str | None:
     if not shared:
         return None

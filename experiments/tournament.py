@@ -16,6 +16,7 @@ import pandas as pd
 
 from bots.registry import BotError, parse_bot
 from experiments import stats
+from experiments.tables import bot_share_sums, bot_table
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
@@ -123,6 +124,8 @@ class Collector:
         self.games = 0
         self.truncated = 0
         self.bot_games: dict[str, int] = {}
+        # each bot's win share and rate per seat it held (experiments.tables.bot_table), as the report counts them
+        self.bot_sums: dict[str, np.ndarray] = {}
         self.subgames = np.zeros(len(self.bots), np.int64)  # sub-games each bot sat in
         self.orders: dict[int, int] = {}  # finishing-order key -> its number
         self.order_rows: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, ranks) per order
@@ -169,6 +172,10 @@ class Collector:
         for label in set(labels):
             self.bot_games[label] = self.bot_games.get(label, 0) + len(decided)
         places = finishing_places(decided, self.players)
+        seat_bots = np.broadcast_to(np.asarray(labels, dtype=object), (len(decided), self.players))
+        for b, v in bot_share_sums(decided[[f"win_{s}" for s in range(self.players)]].to_numpy(np.int64),
+                                          seat_bots).items():
+            self.bot_sums[b] = self.bot_sums.get(b, 0) + v
         local = decided["index"].to_numpy(np.int64) - task.start  # the deal within the range
         pend = self.pending.setdefault(task.start, {
             "runs": set(), "seen": np.zeros(task.count, bool),
@@ -269,6 +276,10 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
     extra = pd.DataFrame([collector.paired_win_rates(r.bot_a, r.bot_b) for r in pairwise.itertuples()],
                          index=pairwise.index)
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
+    if collector.bot_sums:
+        win = bot_table(collector.bot_sums, collector.players)
+        win.insert(0, "players", collector.players)
+        tables["win_rates"] = win
     return tables
 
 
@@ -288,6 +299,16 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     lines.append("win_rate_diff: a's win rate minus b's on the same deals; se_paired is its standard "
                  "error from the pairing, se_unpaired what independent deals would give")
+    win = tables.get("win_rates")
+    if win is not None:
+        lines.append("")
+        lines.append("win share per seat each bot held (a shared win split among its winners; 95% Wilson interval; "
+                     "win_rate_per_seat counts a shared win for every sharer):")
+        w = win[["bot", "games", "win_share_per_seat"]].copy()
+        w["95% CI"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(win["ci_low"], win["ci_high"])]
+        w["win_rate_per_seat"] = win["win_rate_per_seat"]
+        w["fair"] = win["fair"]
+        lines.append(w.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     sweeps = pw[(pw["wins_a"] == pw["games"]) | (pw["wins_b"] == pw["games"])]
     for r in sweeps.itertuples():
         winner = r.bot_a if r.wins_a == r.games else r.bot_b

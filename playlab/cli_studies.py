@@ -182,8 +182,11 @@ def fpa(game, bot_specs, ladder, players, variant, n_games, ci_width, pilot, see
                    "compare them (each in OUT/<bots>/)  [default: random]")
 @click.option("--ladder", is_flag=True, help="run the sweep under one bot per skill level of the game's measured "
               "ladder, in every seat (see `playlab bots GAME`)")
+@click.option("--metrics", "metrics", default=None, metavar="M1,M2,…",
+              help="the comparisons with the baseline to test, Holm-corrected together: seats, turns, decisions, "
+                   "margin, truncated, bots  [default: all]")
 @_study_options("games per setting (every setting plays the same deals)")
-def sweep(game, vary, players, bot_specs, ladder, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
+def sweep(game, vary, players, bot_specs, ladder, metrics, n_games, ci_width, pilot, seed, out, threads, progress, as_json):
     """The same games under each value of rule options, each compared with the baseline
     on the same deals (sweep.csv, sweep_tests.csv, sweep.png).  Under several bots (--bots
     repeated, or --ladder): each one's sweep, then whether each setting's effect changes
@@ -194,7 +197,7 @@ def sweep(game, vary, players, bot_specs, ladder, n_games, ci_width, pilot, seed
     games, note = _study_games(n_games, ci_width, pilot, "per setting")
 
     def one(spec, where, records):
-        study = sw.build(game, vary, _infer_players(players, spec), spec, games, seed)
+        study = sw.build(game, vary, _infer_players(players, spec), spec, games, seed, metrics=metrics)
         collector = sw.Collector(study)
         outcome = _run(study, collector, where, progress, threads)
         tables = sw.summarize(study, collector)

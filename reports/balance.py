@@ -14,22 +14,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments import stats
+from experiments import stats, tables
 
-Z95 = 1.959963984540054
+Z95 = 1.959963984540054  # the normal 97.5% point, for the delta-method ratio intervals
 
 
 def mean_ci(x) -> tuple[float, float, float]:
-    """Mean with a normal 95% interval (the samples here are thousands of games)."""
+    """Mean with its 95% t interval over the values (nan ones dropped), as
+    ``experiments.tables.mean_interval`` gives the commands' means."""
     x = np.asarray(x, dtype=np.float64)
-    x = x[~np.isnan(x)]
-    if len(x) == 0:
-        return (np.nan, np.nan, np.nan)
-    m = float(x.mean())
-    if len(x) < 2:
-        return (m, np.nan, np.nan)
-    h = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return (m, m - h, m + h)
+    m = stats.Moments()
+    m.add(x[~np.isnan(x)])
+    return tables.mean_interval(m)
 
 
 def ratio_ci(num, den) -> tuple[float, float, float]:
@@ -49,9 +45,9 @@ def ratio_ci(num, den) -> tuple[float, float, float]:
 
 
 def wilson(k, n) -> tuple[float, float, float]:
-    k, n = int(k), int(n)
-    lo, hi = stats.wilson_interval(k, n)
-    return (k / n if n else np.nan, lo, hi)
+    """k / n with its 95% Wilson interval (``experiments.tables.wilson``)."""
+    rate, lo, hi = tables.wilson(k, n)
+    return (float(rate), float(lo), float(hi))
 
 
 def diff_ci(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float, float]:
@@ -99,6 +95,7 @@ class StudyData:
     frame: pd.DataFrame   # one row per game: configuration, seats, length, game columns
     files: list[Path] = field(default_factory=list)
     results: Any = None   # the store, opened for reading (experiments.store.Results)
+    only_runs: frozenset | None = None  # a part of the study (split_settings): its runs; None = all
 
     @property
     def kind(self) -> str:
@@ -137,13 +134,43 @@ def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarra
     return np.asarray(labels, dtype=object)[run]
 
 
+def split_settings(study: StudyData):
+    """``(setting, part)`` per rule setting of a sweep (``setting``: every varied option,
+    "bonus=2, skip=1", the baseline marked), ``part`` the study restricted to that setting's
+    runs (its frame and its wide columns): any per-game section run on each part shows the
+    settings apart instead of pooling them.  One ``("", study)`` for a study without settings."""
+    if not (study.frame["setting"] != "").any():
+        yield "", study
+        return
+    for setting, frame in study.frame.groupby("setting", sort=False):
+        runs = frozenset(int(r) for r in frame["run"].unique())
+        yield str(setting), StudyData(study.name, study.path, study.store, study.record, study.runs, frame,
+                                      study.files, study.results, runs)
+
+
+def pooled_text(study: StudyData) -> str:
+    """What a per-game section over the whole ``study`` pools, in words for its title: the
+    bots when more than one plays (a tournament's seatings), the settings of a sweep; "" when
+    it pools nothing (one configuration, or one bot under one rule set per player count)."""
+    frame = study.frame
+    bot_cols = [c for c in frame.columns if c.startswith("bot_")]
+    bots = sorted({str(b) for c in bot_cols for b in frame[c].dropna().unique() if str(b) not in ("", "nan", "<NA>")})
+    settings = [s for s in frame["setting"].unique() if s]
+    parts = []
+    if len(bots) > 1:
+        parts.append(f"every game of the bots {', '.join(bots)} together")
+    if len(settings) > 1:
+        parts.append(f"the {len(settings)} settings {'; '.join(settings)}")
+    return "pooling " + " and ".join(parts) if parts else ""
+
+
 def read_wide(study: StudyData, prefix: str):
     """(run, players, truncated, columns, frame) per chunk, for the columns starting with
     ``prefix`` (each chunk verified by the store as it is read)."""
     for _run, _start, t in study.results.iter_chunks(
             columns=lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)]):
         cols = [c for c in t.columns if c.startswith(prefix)]
-        if not cols or not len(t):
+        if not cols or not len(t) or (study.only_runs is not None and int(t["run"].iloc[0]) not in study.only_runs):
             continue
         yield int(t["run"].iloc[0]), int(t["players"].iloc[0]), t["truncated"].to_numpy(bool), cols, t[cols]
 
@@ -180,63 +207,84 @@ def position_seats(part: pd.DataFrame, n: int, first_col: str | None) -> np.ndar
 
 # ---- every report --------------------------------------------------------------------------
 def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
-    """Win share by position (shared wins split) against 1/n, per player count, over the
-    decided games of every run (a tournament's seatings put each bot in each seat)."""
+    """Win share by position (shared wins split) against 1/n, per player count (and sweep
+    setting), over the decided games of every run (a tournament's seatings put each bot in
+    each seat, so its rows pool the bots).  The figures are ``experiments.tables.seat_table``
+    on the win-pattern tally of the stored rows, the function ``fpa`` and ``play`` print and
+    write: ``win_share`` with its Wilson interval ``ci_low``/``ci_high`` (= ``share_low``/
+    ``share_high`` of fpa.csv), ``win_rate`` (shared wins counted for every sharer) with
+    ``rate_low``/``rate_high`` (= ``ci_low``/``ci_high`` of fpa.csv and of ``play``),
+    ``advantage`` = win_share - 1/n with ``adv_low``/``adv_high``; ``bots``: the bots of these
+    games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
+    as fpa_tests.csv and sweep.csv give it (unadjusted)."""
     rows = []
     for n, part in by_players(study):
         part = part[~part["truncated"].astype(bool)]
         if n < 2 or not len(part):
             continue
-        share = np.take_along_axis(win_share(part, n), position_seats(part, n, first_col), axis=1)
-        for k in range(n):
-            m, lo, hi = mean_ci(share[:, k])
-            rows.append({"players": n, **setting_of(part), "position": k, "games": len(part), "win_share": m,
-                         "ci_low": lo, "ci_high": hi, "fair": 1.0 / n, "advantage": m - 1.0 / n,
-                         "adv_low": lo - 1.0 / n, "adv_high": hi - 1.0 / n})
-    return pd.DataFrame(rows)
+        wins = np.take_along_axis(part[seat_cols("win", n)].to_numpy(np.int64), position_seats(part, n, first_col),
+                                  axis=1)
+        counts = tables.win_pattern_counts(wins)
+        t = tables.seat_table(counts, n)
+        t = t.rename(columns={"seat": "position", "ci_low": "rate_low", "ci_high": "rate_high"})
+        t = t.rename(columns={"share_low": "ci_low", "share_high": "ci_high"})
+        t.insert(0, "players", n)
+        for k, v in reversed(setting_of(part).items()):
+            t.insert(1, k, v)
+        # what the rows pool: the bots seated in these games
+        t["bots"] = ", ".join(sorted(set(part[seat_cols("bot", n)].to_numpy().astype(str).ravel())))
+        t["p_equal_seats"] = tables.equal_seats_p(counts, n)
+        rows.append(t)
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
 def bot_win_rates(study: StudyData) -> pd.DataFrame:
-    """Win share per bot and player count (over its seats and seatings), with a 95%
-    interval over games."""
+    """Win share per bot and player count (and sweep setting) per seat it held, with its
+    Wilson interval (``experiments.tables.bot_table``, as ``sweep`` prints it as
+    ``win_share:<bot>``); ``win_rate_per_seat`` counts a shared win for every sharer."""
     rows = []
     for n, part in by_players(study):
         part = part[~part["truncated"].astype(bool)]
         if n < 2 or not len(part):
             continue
-        share = win_share(part, n)
-        bots = part[seat_cols("bot", n)].to_numpy().astype(str)
-        for b in sorted(set(bots.ravel())):
-            mask = bots == b
-            per_game = (share * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)
-            sat = mask.any(axis=1)
-            m, lo, hi = mean_ci(per_game[sat])
-            rows.append({"players": n, **setting_of(part), "bot": b, "games": int(sat.sum()), "win_share_per_seat": m,
-                         "ci_low": lo, "ci_high": hi, "fair": 1.0 / n})
-    return pd.DataFrame(rows)
+        sums = tables.bot_share_sums(part[seat_cols("win", n)].to_numpy(np.int64),
+                                     part[seat_cols("bot", n)].to_numpy().astype(str))
+        t = tables.bot_table(sums, n)
+        t.insert(0, "players", n)
+        for k, v in reversed(setting_of(part).items()):
+            t.insert(1, k, v)
+        rows.append(t)
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
 def lengths(study: StudyData) -> pd.DataFrame:
+    """Per player count (and sweep setting): mean turns over decided games with its t
+    interval and the truncated share with its Wilson interval
+    (``experiments.tables``: the figures ``sweep`` prints)."""
     rows = []
     for n, part in by_players(study):
         trunc = part["truncated"].astype(bool).to_numpy()
         d = part[~trunc]
-        t = wilson(trunc.sum(), len(part))
-        m = mean_ci(d["turns"])
+        t = tables.wilson(trunc.sum(), len(part))
+        mom = stats.Moments()
+        mom.add(d["turns"].to_numpy(np.float64))
+        m = tables.mean_interval(mom)
         rows.append({"players": n, **setting_of(part), "games": len(part), "decided": len(d), "mean_turns": m[0],
                      "turns_low": m[1], "turns_high": m[2],
                      "median_turns": float(d["turns"].median()) if len(d) else np.nan,
-                     "truncated": int(trunc.sum()), "truncated_share": t[0], "trunc_low": t[1],
-                     "trunc_high": t[2]})
+                     "truncated": int(trunc.sum()), "truncated_share": float(t[0]), "trunc_low": float(t[1]),
+                     "trunc_high": float(t[2])})
     return pd.DataFrame(rows)
 
 
 # ---- luck and skill ------------------------------------------------------------------------
 def deal_spread(study: StudyData) -> pd.DataFrame | None:
     """Per deal of a tournament (the same deal under every seating): each bot's share of
-    the seatings it won, the span (best minus worst bot) and the entropy (bits) of which
-    bot won.  Entropy near log2(bots) with a span near 0: the seat dealt, not the bot,
-    decides the deal; entropy 0 and span 1: the same bot wins whatever the seating."""
+    the seatings *it sat in* that it won (a bot that sits out some seatings, with more bots
+    than seats, is not counted as losing them), the span (best minus worst bot) and the
+    entropy (bits) of which bot won.  Entropy near log2(bots) with a span near 0: the seat
+    dealt, not the bot, decides the deal; entropy 0 and span 1: the same bot wins every
+    seating it plays."""
     if study.kind != "tournament" or study.frame["run"].nunique() < 2:
         return None
     d = study.decided()
@@ -244,19 +292,23 @@ def deal_spread(study: StudyData) -> pd.DataFrame | None:
     share = win_share(d, n)
     bots = d[seat_cols("bot", n)].to_numpy().astype(str)
     names = sorted(set(bots.ravel()))
-    per = {}
+    per, sat = {}, {}
     for b in names:
-        per[b] = (share * (bots == b)).sum(axis=1)
-    wins = pd.DataFrame({"deal": d["index"].to_numpy(), **per})
+        mask = bots == b
+        per[b] = (share * mask).sum(axis=1)  # its share of the game's win, over all its seats
+        sat["sat:" + b] = mask.any(axis=1).astype(np.float64)
+    wins = pd.DataFrame({"deal": d["index"].to_numpy(), **per, **sat})
     g = wins.groupby("deal")
     seatings = g.size()
-    won = g[names].sum().div(seatings, axis=0)
     full = seatings == seatings.max()  # deals truncated in some seating are left out
-    won = won[full]
+    sums = g.sum()[full]
+    won = pd.DataFrame({b: sums[b] / sums["sat:" + b] for b in names})
     p = won.to_numpy()
-    span = p.max(axis=1) - p.min(axis=1)
+    span = np.nanmax(p, axis=1) - np.nanmin(p, axis=1)
+    # the entropy of the deal's winner over its seatings, shared wins split
+    w = sums[names].to_numpy() / seatings[full].to_numpy()[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        ent = -np.nansum(np.where(p > 0, p * np.log2(p), 0.0), axis=1)
+        ent = -np.nansum(np.where(w > 0, w * np.log2(w), 0.0), axis=1)
     return pd.DataFrame({"deal": won.index, "span": span, "entropy": ent,
                          "max_entropy": math.log2(len(names)), "seatings": int(seatings.max())})
 
@@ -283,10 +335,17 @@ def weaker_wins(study: StudyData) -> pd.DataFrame | None:
 
 # ---- Moon ------------------------------------------------------------------------------------
 def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    """Moon's balance tables over every game of ``study`` (``pooled_text`` says what that
+    pools; ``split_settings`` gives a sweep's settings apart): make rate by bid, trump and widow
+    use (every level listed, never-won ones with 0 contracts), moons, points by bidding
+    position (fpa's table), and ``by_bot``: each bot's contracts and make rate from its own
+    seats, so a tournament's bots are told apart."""
     from simcore.games.moon import BID_LEVEL_NAMES, TRUMP_NAMES
 
     f = study.frame
     out = {}
+    if "bids_made_0" in f:
+        out["by_bot"] = moon_bot_table(f)
     if "bid_1_contracts" in f:
         out["by_bid"] = _make_rates(f, "bid", BID_LEVEL_NAMES, "bid")
         out["by_trump"] = _make_rates(f, "trump", TRUMP_NAMES, "trump")
@@ -300,27 +359,50 @@ def moon_tables(study: StudyData) -> dict[str, pd.DataFrame]:
                                  "attempts_per_100_hands": per100[0], "per100_low": per100[1],
                                  "per100_high": per100[2], "success_rate": succ[0], "ci_low": succ[1],
                                  "ci_high": succ[2]}])
-    rows = []
-    for k in range(3):
-        pts = ratio_ci(f[f"hand_points_pos_{k}"], hands)
-        mk = wilson(f[f"made_pos_{k}"].sum(), f[f"contracts_pos_{k}"].sum())
-        rows.append({"position": k, "points_per_hand": pts[0], "pts_low": pts[1], "pts_high": pts[2],
-                     "contracts": int(f[f"contracts_pos_{k}"].sum()),
-                     "contract_share": float(f[f"contracts_pos_{k}"].sum() / max(hands.sum(), 1)),
-                     "make_rate": mk[0], "ci_low": mk[1], "ci_high": mk[2]})
-    out["positions"] = pd.DataFrame(rows)
+    # the table `fpa` writes (fpa_moon_positions.csv), from the same sums, with the interval of
+    # the points per hand over games added
+    from experiments.fpa import moon_position_sums, moon_position_table
+
+    pos = moon_position_table(moon_position_sums(f))
+    if pos is not None:
+        pos = pos.rename(columns={"bid_position": "position"})
+        pts = [ratio_ci(f[f"hand_points_pos_{k}"], hands) for k in pos["position"]]
+        pos.insert(3, "pts_low", [p[1] for p in pts])
+        pos.insert(4, "pts_high", [p[2] for p in pts])
+        pos.insert(6, "contract_share", pos["contracts"] / max(hands.sum(), 1))
+        out["positions"] = pos
     return out
 
 
-def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:
+def moon_bot_table(f: pd.DataFrame) -> pd.DataFrame:
+    """Per bot (and sweep setting): contracts it won, made, its make rate (Wilson) and its moon
+    contracts (21 bids) and their make rate, summed over the seats it held (truncated games
+    too: their played hands count)."""
     rows = []
-    total = sum(int(f[f"{what}_{n}_contracts"].sum()) for n in names)
-    for n in names:
-        c, m = int(f[f"{what}_{n}_contracts"].sum()), int(f[f"{what}_{n}_made"].sum())
-        r = wilson(m, c)
-        rows.append({label: n, "contracts": c, "share_of_contracts": c / total if total else np.nan,
-                     "made": m, "make_rate": r[0], "ci_low": r[1], "ci_high": r[2]})
+    for setting, part in f.groupby("setting", sort=False):
+        bots = part[seat_cols("bot", 3)].to_numpy().astype(str)
+        made = part[seat_cols("bids_made", 3)].to_numpy(np.int64)
+        failed = part[seat_cols("bids_failed", 3)].to_numpy(np.int64)
+        tries = part[seat_cols("moon_attempts", 3)].to_numpy(np.int64)
+        moons = part[seat_cols("moons_made", 3)].to_numpy(np.int64)
+        for b in sorted(set(bots.ravel())):
+            m = bots == b
+            c, k = int((made + failed)[m].sum()), int(made[m].sum())
+            rate, lo, hi = wilson(k, c)
+            mrate, mlo, mhi = wilson(int(moons[m].sum()), int(tries[m].sum()))
+            rows.append({**({"setting": setting} if setting else {}), "bot": b, "seat_games": int(m.sum()),
+                         "contracts": c, "made": k, "make_rate": rate, "ci_low": lo, "ci_high": hi,
+                         "moon_contracts": int(tries[m].sum()), "moons_made": int(moons[m].sum()),
+                         "moon_rate": mrate, "moon_low": mlo, "moon_high": mhi})
     return pd.DataFrame(rows)
+
+
+def _make_rates(f: pd.DataFrame, what: str, names, label: str) -> pd.DataFrame:
+    """Contracts and make rate per bid (trump, widow use), every one listed: one never won
+    stays with 0 contracts and ``never`` True (``experiments.tables.rate_table``)."""
+    return tables.rate_table(label, names, [int(f[f"{what}_{n}_made"].sum()) for n in names],
+                             [int(f[f"{what}_{n}_contracts"].sum()) for n in names], "contracts", "made",
+                             "make_rate")
 
 
 # ---- Shifting Stones -------------------------------------------------------------------------
@@ -328,6 +410,10 @@ VALUES = (1, 2, 3, 5)  # Shifting Stones card values
 
 
 def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
+    """Shifting Stones: ``cards`` and ``classes`` per player count (pooling a sweep's settings:
+    the per-card columns are read chunk by chunk; run it on each part of ``split_settings`` to
+    keep them apart, its rows then carry their ``setting``), ``bonus`` per player count and
+    setting (its ``setting`` column names every varied option)."""
     from simcore.games.shifting_stones_deck import load_deck
 
     deck = load_deck()
@@ -382,6 +468,10 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
                         "points_per_game": v * k / g,
                         "mean_round": float((part["mean_round"] * part["scored"]).sum() / max(k, 1))})
         out["classes"] = pd.DataFrame(cls)
+        one = [x for x in study.frame["setting"].unique() if x]
+        if len(one) == 1 and study.frame["setting"].nunique() == 1:  # a part of split_settings: say which
+            for key in ("cards", "classes"):
+                out[key].insert(1, "setting", one[0])
     rows = []
     for n, part in by_players(study):
         if n < 2:
@@ -396,7 +486,7 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         changed = (by_points != by_score).any(axis=1)
         bonus_any = d[seat_cols("bonus", n)].to_numpy(np.int64).sum(axis=1) > 0
         r = wilson(changed.sum(), len(d))
-        row = {"players": n, "games": len(d), "bonus_awarded": float(bonus_any.mean()),
+        row = {"players": n, **setting_of(d), "games": len(d), "bonus_awarded": float(bonus_any.mean()),
                "winner_changed": int(changed.sum()), "changed_rate": r[0], "ci_low": r[1], "ci_high": r[2]}
         if "skips_0" in d:
             sk = d[seat_cols("skips", n)].to_numpy(np.float64)
@@ -425,25 +515,25 @@ def stacks_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         for colour, m in (("red", red), ("blue", blue)):
             all_ = mean_ci(m.mean(axis=1))
             w = mean_ci((m * win).sum(axis=1) / np.maximum(win.sum(axis=1), 1))
-            chips.append({"players": n, "colour": colour, "chips_per_seat": all_[0], "ci_low": all_[1],
+            chips.append({"players": n, **setting_of(d), "colour": colour, "chips_per_seat": all_[0], "ci_low": all_[1],
                           "ci_high": all_[2], "winner_chips": w[0], "w_low": w[1], "w_high": w[2]})
         comp = d[seat_cols("completed", n)].to_numpy(np.float64).sum(axis=1)
         blk = d[seat_cols("blocked", n)].to_numpy(np.float64).sum(axis=1)
         r = ratio_ci(blk, comp)
         pc = mean_ci(comp)
-        blocked.append({"players": n, "completions_per_game": pc[0], "comp_low": pc[1], "comp_high": pc[2],
+        blocked.append({"players": n, **setting_of(d), "completions_per_game": pc[0], "comp_low": pc[1], "comp_high": pc[2],
                         "blocked_share": r[0], "ci_low": r[1], "ci_high": r[2]})
         for a in STACKS_ACTIONS:
             used = d[seat_cols(a, n)].to_numpy(np.int64) > 0
             u = (int((win & used).sum()), int(used.sum()))
             nu = (int((win & ~used).sum()), int((~used).sum()))
             ru, rn, dd = wilson(*u), wilson(*nu), diff_ci(u, nu)
-            actions.append({"players": n, "card": a, "seat_games_used": u[1], "use_rate": u[1] / used.size,
+            actions.append({"players": n, **setting_of(d), "card": a, "seat_games_used": u[1], "use_rate": u[1] / used.size,
                             "win_users": ru[0], "users_low": ru[1], "users_high": ru[2],
                             "win_nonusers": rn[0], "non_low": rn[1], "non_high": rn[2],
                             "difference": dd[0], "diff_low": dd[1], "diff_high": dd[2]})
         t = mean_ci(d["turns"])
-        length.append({"players": n, "games": len(d), "mean_turns": t[0], "ci_low": t[1], "ci_high": t[2],
+        length.append({"players": n, **setting_of(d), "games": len(d), "mean_turns": t[0], "ci_low": t[1], "ci_high": t[2],
                        "turns_per_player": t[0] / n, "median_turns": float(d["turns"].median())})
     return {"chips": pd.DataFrame(chips), "blocked": pd.DataFrame(blocked),
             "actions": pd.DataFrame(actions), "length": pd.DataFrame(length)}

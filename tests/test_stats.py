@@ -391,3 +391,101 @@ def test_pairwise_table_agrees_with_simulation_truth():
     ib = t["bot_b"].str.slice(3).astype(int).to_numpy()
     p = 1 / (1 + np.exp(theta[ib] - theta[ia]))
     assert ((t["ci_low"] < p) & (p < t["ci_high"])).mean() >= 5 / 6
+
+
+# ------------------------------------------------------------------ the shared tables (experiments.tables)
+def test_seat_table_by_hand_with_shared_wins():
+    from experiments import tables as T
+
+    # 3 players: seat 0 alone 5 games, seat 1 alone 2, seats 0 and 2 share 3, no winner (code 0) 0
+    wins = np.array([[1, 0, 0]] * 5 + [[0, 1, 0]] * 2 + [[1, 0, 1]] * 3)
+    t = T.seat_table(T.win_pattern_counts(wins), 3)
+    assert t["games"].tolist() == [10, 10, 10]
+    assert t["wins"].tolist() == [8, 2, 3] and t["shared_wins"].tolist() == [3, 0, 3]
+    assert t["win_share"].tolist() == pytest.approx([0.65, 0.2, 0.15])
+    assert t["win_share"].sum() == pytest.approx(1.0)
+    lo, hi = S.wilson_interval(6.5, 10)  # the summed shares over the games
+    assert (t.loc[0, "share_low"], t.loc[0, "share_high"]) == pytest.approx((lo, hi))
+    assert (t.loc[0, "ci_low"], t.loc[0, "ci_high"]) == pytest.approx(S.wilson_interval(8, 10))
+    assert t["advantage"].tolist() == pytest.approx([0.65 - 1 / 3, 0.2 - 1 / 3, 0.15 - 1 / 3])
+    sole, shared = T.seat_sole_wins(T.win_pattern_counts(wins), 3)
+    assert sole.tolist() == [5, 2, 0] and shared == 3
+
+
+def test_zero_wins_keep_a_wilson_interval_and_zero_games_none():
+    from experiments import tables as T
+
+    t = T.seat_table(T.win_pattern_counts(np.array([[0, 1]] * 200)), 2)
+    z2 = 1.959963984540054 ** 2
+    assert t.loc[0, "win_share"] == 0 and t.loc[0, "share_low"] == 0
+    assert t.loc[0, "share_high"] == pytest.approx(z2 / (200 + z2)) == pytest.approx(0.0188, abs=1e-4)
+    empty = T.seat_table(np.zeros(4, np.int64), 2)
+    assert empty["games"].tolist() == [0, 0] and empty["win_share"].isna().all() and empty["ci_low"].isna().all()
+    r = T.rate_table("bid", ["6", "7"], [3, 0], [4, 0], "contracts", "made", "make_rate")
+    assert r["bid"].tolist() == ["6", "7"] and r["contracts"].tolist() == [4, 0]  # the never-won bid stays
+    assert math.isnan(r.loc[1, "make_rate"]) and r.loc[0, "make_rate"] == 0.75
+
+
+def test_win_share_interval_covers_under_shared_wins():
+    """The Wilson interval of summed shares covers the true share at least at 95% (the shares'
+    variance is below the binomial one), also with many shared wins."""
+    from experiments import tables as T
+
+    rng = np.random.default_rng(7)
+    n, games, runs = 3, 300, 400
+    p_win = np.array([0.5, 0.3, 0.2])  # each seat wins independently; no winner redrawn
+    covered = 0
+    # the true win share of seat 0, from a long run
+    big = rng.random((400_000, n)) < p_win
+    big = big[big.any(axis=1)]
+    truth = (big[:, 0] / big.sum(axis=1)).mean()
+    for _ in range(runs):
+        w = rng.random((games * 2, n)) < p_win
+        w = w[w.any(axis=1)][:games]
+        t = T.seat_table(T.win_pattern_counts(w), n)
+        covered += t.loc[0, "share_low"] <= truth <= t.loc[0, "share_high"]
+    assert covered / runs >= 0.94
+
+
+def test_bot_table_counts_a_game_once_per_bot():
+    from experiments import tables as T
+
+    wins = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    bots = np.array([["a", "b", "b"]] * 3)
+    t = T.bot_table(T.bot_share_sums(wins, bots), 3).set_index("bot")
+    assert t["games"].tolist() == [3, 3]
+    # a: 1, 0, 0; b per seat: (0+0)/2, (0.5+0.5)/2, (0+1)/2
+    assert t.loc["a", "win_share_per_seat"] == pytest.approx(1 / 3)
+    assert t.loc["b", "win_share_per_seat"] == pytest.approx((0 + 0.5 + 0.5) / 3)
+    assert t.loc["b", "win_rate_per_seat"] == pytest.approx((0 + 1 + 0.5) / 3)
+    assert (t.loc["a", "ci_low"], t.loc["a", "ci_high"]) == pytest.approx(S.wilson_interval(1, 3))
+
+
+def test_mean_interval_is_the_t_interval():
+    from scipy import stats as sps
+
+    from experiments import tables as T
+
+    x = np.array([3.0, 5, 4, 8, 10, 2])
+    m = S.Moments()
+    m.add(x[:2])
+    m.add(x[2:])
+    lo, hi = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    assert T.mean_interval(m) == pytest.approx((x.mean(), lo, hi))
+    one = S.Moments()
+    one.add(np.array([4.0]))
+    assert T.mean_interval(one)[0] == 4.0 and math.isnan(T.mean_interval(one)[1])
+
+
+def test_equal_seats_from_the_tally_has_its_size_with_shared_wins():
+    """The seat test fpa, sweep and the report run on a win-pattern tally: under equal seats
+    with many shared wins it rejects at 5% in 3..7% of studies."""
+    from experiments import tables as T
+
+    rng = np.random.default_rng(11)
+    reps, games, n = 1000, 300, 3
+    rejected = 0
+    for _ in range(reps):
+        w = rng.random((games, n)) < 0.45  # equal seats; two or three winners in about 40% of games
+        rejected += T.equal_seats_p(T.win_pattern_counts(w), n) < 0.05
+    assert 0.03 <= rejected / reps <= 0.07

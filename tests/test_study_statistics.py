@@ -47,3 +47,54 @@ def test_pairing_narrows_the_sweep_comparison():
 def test_pairing_narrows_the_sweep_comparison_slow():
     t = paired_gain(20000)
     assert t["se_paired"] < 0.6 * t["se_unpaired"]
+
+
+def small_sweep(vary, bots, games=200, players=2, seed=4):
+    study = sweep.build("sequence-stacks", vary, players, bots, games, seed)
+    collector = sweep.Collector(study)
+    run_study(study, collector, progress=False)
+    return sweep.summarize(study, collector)
+
+
+def test_sweep_tests_every_seat_and_keeps_untestable_comparisons_out_of_holm():
+    from statsmodels.stats.multitest import multipletests
+
+    tables = small_sweep(["chips_to_win=4,6"], "random,greedy")
+    s, t = tables["sweep"], tables["sweep_tests"]
+    # every seat's share is compared with the baseline, not seat 0's only
+    assert {"seat0_share", "seat1_share"} <= set(t["metric"])
+    # greedy in seat 1 against random: every setting's seats differ, and each setting has its own test
+    assert len(s) == 3 and s["p_equal_seats"].notna().all() and s["unequal_seats"].all()
+    _, holm, _, _ = multipletests(s["p_equal_seats"], method="holm")
+    assert s["p_equal_seats_holm"].tolist() == pytest.approx(list(holm))
+    for k in range(2):
+        assert (s[f"seat{k}_share_low"] <= s[f"seat{k}_share"]).all()
+        assert (s[f"seat{k}_share"] <= s[f"seat{k}_share_high"]).all()
+    # no game truncated under any setting: nothing to test, so no p = 1 in the family
+    trunc = t[t["metric"] == "truncated"]
+    assert (s["truncated_share"] == 0).all() and not trunc["tested"].any() and trunc["p"].isna().all()
+    assert trunc["untested"].str.contains("the same on every deal").all()
+    tested = t[t["tested"]]
+    _, holm, _, _ = multipletests(tested["p"], method="holm")
+    assert tested["p_holm"].tolist() == pytest.approx(list(holm))
+    assert t.loc[~t["tested"], "p_holm"].isna().all()
+
+
+def test_sweep_rows_name_every_varied_option():
+    s = small_sweep(["chips_to_win=4,6", "hand_size=4"], "greedy", games=60)["sweep"]
+    assert s["setting"].tolist()[0].endswith("(baseline)")
+    assert all("chips_to_win=" in x and "hand_size=" in x for x in s["setting"])
+    assert s["setting"].is_unique
+
+
+def test_sweep_tests_only_the_metrics_asked_for():
+    from simcore.options import OptionError
+
+    study = sweep.build("sequence-stacks", ["chips_to_win=4"], 2, "greedy", 50, 1, metrics="turns,seats")
+    collector = sweep.Collector(study)
+    run_study(study, collector, progress=False)
+    t = sweep.summarize(study, collector)["sweep_tests"]
+    assert sorted(t["metric"]) == ["seat0_share", "seat1_share", "turns"]
+    for bad in ("turns,turns", "speed", "turns,"):
+        with pytest.raises(OptionError):
+            sweep.build("sequence-stacks", ["chips_to_win=4"], 2, "greedy", 50, 1, metrics=bad)
