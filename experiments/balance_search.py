@@ -152,6 +152,18 @@ def median_metric(x: np.ndarray) -> tuple[float, float, float]:
     return med, lo, hi
 
 
+def compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """A chunk's rows held for the race with each integer column in the smallest integer type
+    its values fit (results columns are int64, most hold small counts and card codes): a round
+    of a race keeps every active configuration's games, and Shifting Stones rows carry a
+    column per card (about 1 kB a row as stored, a fifth of that compacted)."""
+    out = frame.copy(deep=False)
+    for col in out.columns:
+        if out[col].dtype == np.int64:
+            out[col] = pd.to_numeric(out[col], downcast="integer")
+    return out
+
+
 def config_metrics(frame: pd.DataFrame, config: RunConfig, wanted: Sequence[str] = ()
                    ) -> dict[str, tuple[float, float, float]]:
     """Every general metric of one configuration's games, and the game's own ones named in

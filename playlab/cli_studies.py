@@ -351,10 +351,14 @@ def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, o
         executor = remote or LocalExecutor(threads)
 
         def play(study):
-            outcome = execute_study(study, executor=executor, store=store, progress=progress, keep_frame=True,
+            parts = []
+            outcome = execute_study(study, executor=executor, store=store, progress=progress,
+                                    on_chunk=lambda task, frame: parts.append(bs.compact(frame)), keep_frame=False,
                                     threads=threads)
             simulated.append(outcome.simulated)
-            return outcome.frame
+            import pandas as pd
+
+            return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=study.columns())
 
         table = bs.race(search, play, log=lambda line: click.echo(line, err=True))
         describe = executor.describe()
