@@ -1,0 +1,62 @@
+"""The report's ranked findings: every study's seat findings (the position furthest from its
+fair share, per player count and setting, tested by the chi-square of equal seats on sole
+wins) and every sweep's tested comparisons with its baseline, ranked together by
+``reports.findings.rank_findings`` (Holm across the whole report).  The page shows the top
+ones and folds the rest; the study sections' own notes stay below them.
+
+The sweep's comparisons are the command's own: its study is rebuilt from ``study.json``
+(``experiments.sweep.build`` with the recorded options) and its collector fed the stored
+rows chunk by chunk, so the report's p-values are those `playlab sweep` printed.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from reports import balance as B
+from reports.findings import Finding, RankedFindings, rank_findings, seat_findings, sweep_findings
+
+
+def sweep_tests(st: B.StudyData) -> pd.DataFrame:
+    """The ``sweep_tests`` table of a stored sweep, as `playlab sweep` computed it."""
+    from experiments import sweep as sw
+
+    r = st.record
+    vary = [f"{k}={','.join(map(str, v))}" for k, v in r["vary"].items()]
+    kw = {"chunk": r["chunk"]} if r.get("chunk") else {}
+    study = sw.build(st.game, vary, r["players"], ",".join(r["bots"]), int(r["games_per_run"]), int(r["seed"]),
+                     metrics=r.get("metrics"), **kw)
+    collector = sw.Collector(study)
+    frame = st.frame
+    for task in study.tasks():
+        part = frame[(frame["run"] == task.run) & (frame["index"] >= task.start)
+                     & (frame["index"] < task.start + task.count)]
+        if len(part):
+            collector(task, part)
+    return sw.summarize(study, collector)["sweep_tests"]
+
+
+def study_findings(st: B.StudyData, info) -> list[Finding]:
+    first_col = getattr(info, "first_player_column", None)
+    found = seat_findings(B.seat_advantage(st, first_col), st.name, info.title,
+                          "position" if first_col else "seat")
+    if st.kind == "sweep" and "vary" in st.record:
+        bots = tuple(sorted(set(st.record["bots"])))
+        found += sweep_findings(sweep_tests(st), st.name, info.title, bots)
+    return found
+
+
+def ranked(studies: list[B.StudyData], infos: dict[str, object]) -> RankedFindings:
+    found: list[Finding] = []
+    for st in studies:
+        found += study_findings(st, infos[st.game])
+    return rank_findings(found)
+
+
+def template_rows(r: RankedFindings) -> dict[str, list[dict]]:
+    """What the template prints: the top findings and the rest, each as its sentence with
+    rank, effect and Holm p."""
+    def row(x):
+        f = x.finding
+        return {"rank": x.rank, "text": x.sentence(), "holds": x.holds}
+
+    return {"top": [row(x) for x in r.top], "rest": [row(x) for x in r.rest]}
