@@ -147,7 +147,9 @@ MAX_LINES_PER_PANEL = 4  # more step lines than this on one panel cannot be told
 FONT = "DejaVu Sans"  # matplotlib's own font; the SVG names it, so a browser draws the measured glyphs
 STYLE = {"font.size": 9, "font.family": "sans-serif", "font.sans-serif": [FONT], "axes.grid": True,
          "grid.color": "0.88", "grid.linewidth": 0.6, "axes.axisbelow": True, "savefig.facecolor": "white",
-         "svg.fonttype": "none", "legend.fontsize": "small"}
+         "svg.fonttype": "none", "legend.fontsize": "small",
+         # a title at a fixed height: the automatic one measures the axis again on every draw
+         "axes.titley": 1.0}
 PT = 1 / 72  # inches per point
 
 
@@ -182,7 +184,8 @@ def text_size(s: str, size: float) -> tuple[float, float]:
         font.set_text(line or " ", 0.0)
         widths.append(font.get_width_height()[0] / 64)
     lines = s.count("\n") + 1
-    return max(widths) * PT, size * (1.2 * lines - 0.2) * PT
+    # a browser's box of a line is its ascent + descent, about 1.17 em in DejaVu Sans
+    return max(widths) * PT, size * 1.2 * lines * PT
 
 
 def _size(text) -> float:
@@ -239,7 +242,13 @@ def _ticks_extent(ax, which: str, rotation: float) -> tuple[float, float, float]
 def _fit(fig, axes, rotation: float = 0.0, pad: float = 0.06) -> None:
     """Margins and spacing (inches) from the labels' sizes: tick labels, axis labels,
     titles and the figure title, each wrapped onto more lines when it is longer than its
-    room; the figure grows wider when its y labels leave too little room for the plot."""
+    room; the figure grows wider when its y labels leave too little room for the plot.
+    Twice: how many ticks an axis gets depends on its length, which the margins set."""
+    for _ in range(2):
+        _fit_once(fig, axes, rotation, pad)
+
+
+def _fit_once(fig, axes, rotation: float, pad: float) -> None:
     w, h = fig.get_size_inches()
     nrows, ncols = axes.shape
     tick = (3.5 + 3.5) * PT  # tick length + pad (rcParams defaults)
@@ -251,8 +260,8 @@ def _fit(fig, axes, rotation: float = 0.0, pad: float = 0.06) -> None:
         ax.autoscale_view()
         yw, y0, y1 = _ticks_extent(ax, "y", 0)
         xh, x0, x1 = _ticks_extent(ax, "x", rotation)
-        cell_w = (w - 0.9 * ncols) / ncols
-        cell_h = (h - 0.9 * nrows) / nrows
+        pos = ax.get_position()
+        cell_w, cell_h = pos.width * w, pos.height * h
         ylab = _wrap_label(ax.yaxis.label, cell_h, horizontal=False)
         xlab = _wrap_label(ax.xaxis.label, cell_w, horizontal=True)
         title = _wrap_label(ax.title, cell_w + 0.5, horizontal=True)
@@ -357,6 +366,16 @@ def _draw(job) -> str:
     return globals()[name].__wrapped__(*args, **kwargs)
 
 
+def _own_fonts() -> None:
+    """A forked worker opens its own font files: FreeType reads a face through its file's
+    offset, which a forked copy shares with its parent and siblings ("failed to load glyph")."""
+    from matplotlib import font_manager
+
+    _font.cache_clear()
+    text_size.cache_clear()
+    font_manager._get_font.cache_clear()
+
+
 def draw_all(jobs: list) -> list[str]:
     """The figures' SVGs, drawn by up to one forked worker per core (they start with
     matplotlib and the data loaded); in this process with one core, one figure, no fork,
@@ -370,8 +389,7 @@ def draw_all(jobs: list) -> list[str]:
     from concurrent.futures import ProcessPoolExecutor
 
     _figure(1, 1)  # matplotlib imported and styled once here, inherited by the workers
-    text_size("0", 9.0)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_own_fonts) as pool:
         return list(pool.map(_draw, numbered, chunksize=max(1, len(jobs) // (4 * workers))))
 
 
@@ -442,31 +460,73 @@ def _xtick_rotation(labels: list[str], room: float) -> float:
 
 
 @deferred
-def box_plot(series: dict, xlabel, ylabel, title):
-    names = [str(n) for n in series]
-    fig, axes = _figure(7.0, 3.2)
-    ax = axes[0, 0]
-    values = list(series.values())
-    ax.boxplot(values, showfliers=False, whis=(2.5, 97.5), widths=0.5,
-               medianprops={"color": "black", "lw": 1.5}, boxprops={"color": "0.3"})
-    means = [float(np.mean(v)) if len(v) else np.nan for v in values]
-    ax.plot(range(1, len(names) + 1), means, "D", color="white", mec="black", ms=5, label="mean")
-    rotation = _xtick_rotation(names, 7.0 - 1.2)
-    ax.set_xticks(range(1, len(names) + 1), names, rotation=rotation, ha="right" if rotation else "center")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title + "\n(box: quartiles; whiskers: 2.5th-97.5th percentile)", fontsize=9)
-    ax.legend()
+def box_plot(panels: dict, xlabel, ylabel, title):
+    """Box plots of the series of each panel (``panels[title][label] = values``; one panel
+    titled "" draws as a plain figure), the panels side by side on a shared y."""
+    titles = list(panels)
+    cols = 1 if len(titles) == 1 else 2
+    rows = (len(titles) + cols - 1) // cols
+    fig, axes = _figure(7.0, 3.2 if rows == 1 else 2.3 * rows + 0.7, rows, cols, sharey=True)
+    rotation = 0.0
+    for ax, name in zip(axes.flat, titles):
+        series = panels[name]
+        labels = [str(n) for n in series]
+        values = list(series.values())
+        ax.boxplot(values, showfliers=False, whis=(2.5, 97.5), widths=0.5,
+                   medianprops={"color": "black", "lw": 1.5}, boxprops={"color": "0.3"})
+        means = [float(np.mean(v)) if len(v) else np.nan for v in values]
+        ax.plot(range(1, len(labels) + 1), means, "D", color="white", mec="black", ms=5, label="mean")
+        rotation = max(rotation, _xtick_rotation(labels, 7.0 / cols - 1.2))
+        ax.set_xticks(range(1, len(labels) + 1), labels)
+        if name:
+            ax.set_title(name, fontsize=9)
+    for ax in axes.flat[len(titles):]:
+        ax.set_visible(False)
+    for i, ax in enumerate(axes.flat[:len(titles)]):
+        if rotation:
+            ax.tick_params(axis="x", labelrotation=rotation)
+            for t in ax.get_xticklabels():
+                t.set_ha("right")
+        if i // cols == rows - 1 or i + cols >= len(titles):
+            ax.set_xlabel(xlabel)
+        if i % cols == 0:
+            ax.set_ylabel(ylabel)
+    axes.flat[0].legend()
+    head = title + "\n(box: quartiles; whiskers: 2.5th-97.5th percentile)"
+    if len(titles) == 1 and not titles[0]:
+        axes[0, 0].set_title(head, fontsize=9)
+    else:
+        fig.suptitle(head, fontsize=9)
     _fit(fig, axes, rotation)
     return _svg(fig)
 
 
 def integer_bins(values: np.ndarray, max_bins: int = 60) -> np.ndarray:
     """Bin edges for an integer quantity: each bin holds the same number of whole values
-    (edges halfway between integers), at most ``max_bins`` bins over the central 99%."""
+    (edges halfway between integers), at most ``max_bins`` bins over the central 99%.
+    When bins must hold several values, the width is the one (up to twice the least) whose
+    histogram is smoothest: a quantity on a lattice (Moon's turns bunch at whole hands,
+    about 25 apart) aliases into a sawtooth in bins of an incommensurate width."""
     lo, hi = np.percentile(values, [0.5, 99.5])
     lo, hi = math.floor(lo), math.ceil(hi)
-    step = max(1, int(math.ceil((hi - lo + 1) / max_bins)))
+    least = max(1, int(math.ceil((hi - lo + 1) / max_bins)))
+    step = least
+    if least > 1:
+        v = np.asarray(values, np.int64)
+        counts = np.bincount(v[(v >= lo) & (v <= hi)] - lo, minlength=hi - lo + 1).astype(float)
+        # roughness against what counting noise alone gives (about 1 for a smooth histogram,
+        # far above for a sawtooth); the narrowest width within a tenth of the smoothest
+        scores = {}
+        for width in range(least, 2 * least + 1):
+            m = (len(counts) // width) * width
+            if m < 4 * width:
+                break
+            binned = counts[:m].reshape(-1, width).sum(axis=1)
+            noise = math.sqrt(6 * max(binned.sum(), 1.0) * len(binned))
+            scores[width] = np.abs(np.diff(binned, 2)).sum() / noise
+        if scores:
+            best = min(scores.values())
+            step = min(w for w, sc in scores.items() if sc <= 1.1 * best)
     return np.arange(lo, hi + step + 1, step) - 0.5
 
 

@@ -86,16 +86,17 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
     found += _balance_search_block(st, blocks)
     # scores and lengths
     d = st.decided()
-    series = {}
+    panels: dict[str, dict] = {}  # one panel per setting of a sweep: its name is the panel's title
     for (n, g), part in d.groupby(["players", "setting"], sort=False):
         n = int(n)
         seats = B.position_seats(part, n, first_col)
         sc = np.take_along_axis(part[B.seat_cols("score", n)].to_numpy(np.float64), seats, axis=1)
         for k in range(n):
-            series[f"{n}p {'pos' if first_col else 'seat'} {k}" + (f"\n{g}" if g else "")] = sc[:, k]
-    if series and len(series) <= 24:
+            panels.setdefault(g or "", {})[f"{n}p {'pos' if first_col else 'seat'} {k}"] = sc[:, k]
+    boxes = sum(len(p) for p in panels.values())
+    if boxes and boxes <= 24:
         blocks.append(H.block("Score distributions", None,
-                             P.box_plot(series, pos_word, "final score (game points)", "Final score by " + pos_word),
+                             P.box_plot(panels, pos_word, "final score (game points)", "Final score by " + pos_word),
                              "Decided games; the diamond is the mean."))
     ln = B.lengths(st)
     lseries = {f"{int(n)} players" + (f", {g}" if g else ""): part["turns"].to_numpy(np.float64)
