@@ -1,11 +1,13 @@
 """`playlab report`: a report built from small real studies has every section and plot,
-opens in headless Chromium with its plots laid out, and bad input is one error line with
-no report left behind.  Also the balance columns the report reads from the kernels."""
-import base64
-import io
+opens in headless Chromium with its plots laid out and no label overlapping another or cut
+off (measured by the browser), and bad input is one error line with no report left behind.
+Also the plots' binning and ranges, and the balance columns the report reads from the kernels."""
+import html as html_mod
+import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -51,8 +53,40 @@ def report_html(studies, tmp_path_factory):
     return out
 
 
-def images(text):
-    return re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]+)"', text)
+def figures(text):
+    """(alt text, inline SVG) of every figure of a report."""
+    return re.findall(r'<figure role="img" aria-label="([^"]*)">\s*(<svg class="plot".*?</svg>)', text, re.S)
+
+
+def browser():
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "headless Chromium is required (Debian package chromium; .ci/run installs it)"
+    return found
+
+
+LAYOUT_CHECK = Path(__file__).with_name("layout_check.js")
+
+
+def layout_problems(page: str, tmp_path) -> dict:
+    """The page opened in headless Chromium with tests/layout_check.js run in it: every
+    figure's texts measured by the browser; returns its findings."""
+    path = tmp_path / "checked.html"
+    path.write_text(page.replace("</body>", f"<script>{LAYOUT_CHECK.read_text()}</script></body>"))
+    proc = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,2000",
+                           "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=300)
+    found = re.findall(r'<pre id="layout-check">(.*?)</pre>', proc.stdout, re.S)
+    assert found, proc.stderr[-2000:]
+    return json.loads(html_mod.unescape(found[-1]))
+
+
+def svg_numbers(svg: str, axis: str) -> list[float]:
+    """The numbers of an SVG figure's ``axis`` ("x" or "y") tick labels (text kept as text)."""
+    out = []
+    for chunk in re.split(rf'<g class="{axis}tick_\d+">', svg)[1:]:
+        label = re.search(r"<text[^>]*>([^<]+)</text>", chunk.split('tick_', 1)[0])
+        if label:
+            out.append(float(label.group(1).replace("\u2212", "-")))
+    return out
 
 
 def test_report_has_every_section_and_plot(report_html):
@@ -78,14 +112,22 @@ def test_report_has_every_section_and_plot(report_html):
               "Sequence Stacks (stacks-tournament): outcome spread per deal under rotated seatings",
               "Three-Player Moon: first-player advantage by bot skill"):
         assert h in headings, h
-    imgs = images(text)
-    assert len(imgs) >= 30
-    for alt, data in imgs:
-        im = Image.open(io.BytesIO(base64.b64decode(data)))
-        im.load()
-        assert im.format == "PNG" and im.size[0] >= 500 and im.size[1] >= 200, alt
-        grey = np.asarray(im.convert("L"), dtype=float)
-        assert grey.std() > 10, f"plot {alt!r} is blank"
+    figs = figures(text)
+    assert len(figs) >= 30 and len(figs) == text.count("<figure")
+    for alt, svg in figs:
+        w, h = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+        assert w >= 360 and h >= 140, alt  # points: at least 5 x 2 inches
+        # drawn: marks, and labels kept as text (not glyph outlines)
+        assert svg.count("<path") + svg.count("<use") >= 10 and svg.count("<text") >= 6, f"plot {alt!r} is blank"
+    assert not re.search(r"<g id=", text), "figure element ids would repeat across the page"
+    # integer quantities: medians as integers, one run is one run
+    lengths = text.split("Game length and truncated games", 2)[2].split("</table>")[0]
+    assert "median_turns" in lengths and not re.search(r"<td>\d+\.000</td>", lengths)
+    assert "(1 runs)" not in text and "1 runs," not in text and "(1 run)" in text
+    # a sweep's scores: one panel per setting, titled by it
+    sweep_scores = sweep.split("Score distributions", 1)[1].split("</figure>")[0]
+    assert sweep_scores.count('class="axes_') == 3
+    assert "end_trigger=5" in sweep_scores and "end_trigger=7" in sweep_scores
     # Moon's greedy never bids 7 or names no-trump: those rows stay, said to have never happened
     bid_table = text.split("Moon: make rate by bid level", 1)[1].split("</table>")[0]
     assert "<td>7</td>" in bid_table and "never happened with these bots" in bid_table
@@ -102,10 +144,8 @@ def test_report_has_every_section_and_plot(report_html):
 def test_report_renders_in_headless_chromium(report_html, tmp_path):
     from PIL import Image
 
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert browser, "headless Chromium is required (Debian package chromium; .ci/run installs it)"
     shot = tmp_path / "shot.png"
-    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    proc = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                            "--window-size=1200,5000", f"--screenshot={shot}", report_html.as_uri()],
                           capture_output=True, text=True, timeout=180)
     assert shot.exists(), proc.stderr[-2000:]
@@ -119,6 +159,37 @@ def test_report_renders_in_headless_chromium(report_html, tmp_path):
     assert (inked > 300).sum() > 20, "no wide figure (plot frame) in the rendered page"
 
 
+def test_no_label_overlaps_another_or_leaves_its_figure(report_html, tmp_path):
+    """Every text of every figure (tick labels, axis labels, titles, legends) as Chromium
+    lays it out at the report's width: none overlaps another, none reaches outside."""
+    text = report_html.read_text()
+    found = layout_problems(text, tmp_path)
+    assert found["figures"] == len(figures(text)) >= 30 and found["texts"] > 8 * found["figures"]
+    assert found["problems"] == [], found["problems"][:10]
+
+
+def test_the_layout_check_finds_overlaps_and_clipping(tmp_path):
+    """The check above can fail: a figure with two labels on top of each other and one cut
+    off at the edge is reported, and the same figure laid out by the report's plots is not."""
+    from reports import plots
+
+    good = plots.groups_plot({"a": ([0, 1, 2], [40, 45, 50], [38, 43, 48], [42, 47, 52])}, "setting",
+                             "a long y label that must stay inside (percent)", "Title",
+                             xticklabels=["first", "second", "third"])
+    label = re.search(r'<text[^>]*>Title</text>', good).group(0)
+    clipped = good.replace(label, re.sub(r'x="[\d.]+"', 'x="2"', label))  # the title's centre at the edge
+    xs = re.findall(r'<text[^>]*x="([\d.]+)"[^>]*>(first|second)</text>', good)
+    assert len(xs) == 2
+    overlapped = good.replace(f'x="{xs[1][0]}"', f'x="{float(xs[0][0]) + 8:.6f}"')
+    page = "<!DOCTYPE html><html><body>{}</body></html>"
+    for svg, kind in ((good, None), (overlapped, "overlap"), (clipped, "outside its figure")):
+        wrapped = page.format(f'<figure role="img" aria-label="t">{svg}</figure>')
+        found = layout_problems(wrapped, tmp_path)
+        assert found["figures"] == 1
+        kinds = {p["kind"] for p in found["problems"]}
+        assert kinds == (set() if kind is None else {kind}), (kind, found["problems"])
+
+
 def test_play_store_alone(tmp_path, capsys):
     code, _, _ = run(capsys, "play", "sequence-stacks", "--players", "3", "--bots", "greedy", "--games", "60",
                      "--out", tmp_path / "s")
@@ -126,7 +197,7 @@ def test_play_store_alone(tmp_path, capsys):
     code, out, err = run(capsys, "report", tmp_path / "s")
     assert code == 0, err
     text = (tmp_path / "s" / "report.html").read_text()
-    assert "Sequence Stacks: chips by colour" in text and len(images(text)) >= 6
+    assert "Sequence Stacks: chips by colour" in text and len(figures(text)) >= 6
 
 
 def test_bad_input_is_one_error_line_and_no_report(tmp_path, capsys, studies):
@@ -201,3 +272,57 @@ def test_stones_card_columns_match_the_seat_totals(players, bots):
     assert (rnd.max(axis=1) <= f["rounds"]).all()
     if bots == "random":
         assert sum(f[f"skips_{s}"] for s in range(players)).sum() > 0
+
+
+# ---- the plots' bins and ranges --------------------------------------------------------------
+def test_integer_quantities_get_whole_value_bins():
+    from reports.plots import integer_bins
+
+    rng = np.random.default_rng(1)
+    small = rng.integers(10, 40, 5000)
+    edges = integer_bins(small)
+    assert np.allclose(edges % 1, 0.5) and np.all(np.diff(edges) == 1)  # one bin per value
+    wide = rng.integers(0, 1000, 5000)
+    edges = integer_bins(wide)
+    step = np.diff(edges)
+    assert np.allclose(edges % 1, 0.5) and len(set(step)) == 1 and len(edges) <= 62
+    # a lattice quantity (games end at whole hands of about 25 turns): bins a whole number of hands
+    # wide, not a width that puts two bunches in one bin and none in the next (a sawtooth)
+    hands = rng.integers(3, 40, 5000)
+    turns = 25 * hands + rng.integers(-2, 3, 5000)
+    step = int(np.diff(integer_bins(turns))[0])
+    assert abs(step - 25 * round(step / 25)) <= 1, step  # within a turn of a whole number of hands
+    counts, _ = np.histogram(turns, integer_bins(turns))
+    inner = counts[2:-2]
+    assert (inner > 0).all() and inner.min() > 0.3 * inner.max()
+
+
+def test_a_single_point_is_not_zoomed_onto_its_interval():
+    from reports import plots
+
+    svg = plots.groups_plot({"one": ([0], [43.2], [42.8], [43.6])}, "players", "win share (%)", "One point",
+                            xticklabels=["3"])
+    ys = svg_numbers(svg, "y")
+    assert len(ys) >= 3 and max(ys) - min(ys) >= 5, ys
+
+
+def test_many_series_get_a_panel_each_and_few_share_one():
+    from reports import plots
+
+    rng = np.random.default_rng(2)
+    many = plots.hist_plot({f"setting {i}": rng.integers(10, 30, 300) for i in range(7)}, "turns", "Length")
+    assert many.count('class="axes_') == 7 and all(f">setting {i}<" in many for i in range(7))
+    few = plots.hist_plot({f"setting {i}": rng.integers(10, 30, 300) for i in range(3)}, "turns", "Length")
+    assert few.count('class="axes_') == 1
+    # each of the few is drawn in its own line style
+    styles = set(re.findall(r'<path d="M [^"]*" clip-path="[^"]*" style="([^"]*)"', few))
+    assert len({re.sub(r"stroke-width: [\d.]+", "", st) for st in styles if "fill: none" in st}) >= 3
+
+
+def test_the_template_is_package_data():
+    import tomllib
+    from importlib.resources import files
+
+    assert files("reports").joinpath("template.html.j2").is_file()
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert "*.j2" in project["tool"]["setuptools"]["package-data"]["reports"]

@@ -165,12 +165,12 @@ def available_games() -> list[str]:
 
 # ---- the built-in games, registered as any plugin registers its own --------------------------
 register_game("moon", "simcore.games.moon", replay="simcore.replay.moon:replay",
-              report="reports.report:moon_section", rules="simcore.games.moon:RULES_SUMMARY",
+              report="reports.sections.moon:section", rules="simcore.games.moon:RULES_SUMMARY",
               balance_metrics="experiments.balance_metrics:moon_metrics")
 register_game("shifting-stones", "simcore.games.shifting_stones", replay="simcore.replay.shifting_stones:replay",
-              report="reports.report:stones_section",
+              report="reports.sections.shifting_stones:section",
               rules="simcore.games.shifting_stones:RULES_SUMMARY",
               balance_metrics="experiments.balance_metrics:stones_metrics")
 register_game("sequence-stacks", "simcore.games.sequence_stacks", replay="simcore.replay.sequence_stacks:replay",
-              report="reports.report:stacks_section",
+              report="reports.sections.sequence_stacks:section",
               rules="simcore.games.sequence_stacks:RULES_SUMMARY")

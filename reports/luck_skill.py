@@ -1,0 +1,80 @@
+"""The luck-and-skill section of `playlab report`: how often the weaker bot wins, the spread of
+outcomes per deal under rotated seatings, and the first-player advantage by bot skill."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import balance as B
+from . import blocks as H
+from . import plots as P
+
+
+def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
+    from simcore.games import load_game
+
+    blocks = []
+    for st in studies:
+        title = load_game(st.game).INFO.title
+        ww = B.weaker_wins(st)
+        if ww is not None and len(ww):
+            labels = [f"{r.weaker} vs {r.stronger}" for r in ww.itertuples()]
+            svg = P.forest(labels, ww["weaker_ahead"] * 100, ww["ci_low"] * 100, ww["ci_high"] * 100, 50.0,
+                         "games the weaker bot finished ahead (%, ties half)",
+                         "How often the weaker bot wins", "a coin flip (50%)")
+            blocks.append(H.block(f"{title} ({st.name}): how often the weaker bot wins", None, svg, "",
+                                 H.table(ww, {"weaker ahead": ("weaker_ahead", "ci_low", "ci_high")})))
+            r = ww.loc[ww["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
+            findings.append(f"{title} ({st.name}): the weaker bot {r.weaker} finishes ahead of {r.stronger} in "
+                            f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games")
+        sp = B.deal_spread(st)
+        if sp is not None and len(sp):
+            ent = B.mean_ci(sp["entropy"])
+            span = B.mean_ci(sp["span"])
+            mx = float(sp["max_entropy"].iloc[0])
+            svg = P.spread_plot(sp["span"].to_numpy(float), sp["entropy"].to_numpy(float), mx,
+                                int(sp["seatings"].iloc[0]))
+            blocks.append(H.block(f"{title} ({st.name}): outcome spread per deal under rotated seatings", (
+                f"Each deal is played under every seating. Mean span {B.ci_text(span, pct=False, digits=3)} "
+                f"(1: the same bot wins every seating, skill decides; 0: every bot wins equally often, the seat "
+                f"dealt decides); mean entropy {B.ci_text(ent, pct=False, digits=3)} bits of {mx:.2f}."),
+                svg, f"{len(sp):,} deals decided in every seating."))
+            findings.append(f"{title} ({st.name}): per deal under rotated seatings the best bot's win rate exceeds "
+                            f"the worst's by {B.ci_text(span, pct=False, digits=3)} on average (1 = skill decides "
+                            f"every deal), winner entropy {ent[0]:.3f} [{ent[1]:.3f}, {ent[2]:.3f}] of {mx:.2f} bits")
+    # first-player advantage by bot skill: studies with one bot in every seat
+    rows = []
+    for st in studies:
+        info = load_game(st.game).INFO
+        first_col = getattr(info, "first_player_column", None)
+        for n, part in B.by_players(st):
+            for bot, sub in part.groupby("bot_0"):
+                same = (sub[B.seat_cols("bot", n)].to_numpy() == bot).all(axis=1)
+                sub = sub[same & ~sub["truncated"].astype(bool).to_numpy()]
+                if n < 2 or len(sub) < 100:
+                    continue
+                share = np.take_along_axis(B.win_share(sub, n), B.position_seats(sub, n, first_col), axis=1)
+                m = B.mean_ci(share[:, 0])
+                rows.append({"game": st.game, "players": n, "bot": bot, "games": len(sub),
+                             "first_advantage": m[0] - 1 / n, "low": m[1] - 1 / n, "high": m[2] - 1 / n})
+    fp = pd.DataFrame(rows)
+    if len(fp):
+        fp = fp.drop_duplicates(["game", "players", "bot"])
+        for game, part in fp.groupby("game"):
+            if part["bot"].nunique() < 2:
+                continue
+            title = load_game(game).INFO.title
+            labels = [f"{r.players} players, {r.bot}" for r in part.itertuples()]
+            svg = P.forest(labels, part["first_advantage"] * 100, part["low"] * 100, part["high"] * 100, 0.0,
+                         "first player's win share minus 1/n (percentage points)",
+                         f"{title}: first-player advantage by bot skill", "fair (0)")
+            blocks.append(H.block(f"{title}: first-player advantage by bot skill", None, svg,
+                                 "Studies with the same bot in every seat.",
+                                 H.table(part, {"advantage": ("first_advantage", "low", "high")})))
+    if not blocks:
+        return []
+    return [{"id": "luck-skill", "title": "Luck and skill", "intro": (
+        "How much the deal and the seat decide against the bots' skill: the weaker bot's wins, the spread of "
+        "outcomes over the seatings of each deal, and the first player's edge by bot strength."),
+        "blocks": blocks}]
+

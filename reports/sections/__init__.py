@@ -1,0 +1,2 @@
+"""Each built-in game's section of `playlab report`, named by its registration
+(``report="reports.sections.moon:section"``)."""

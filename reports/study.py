@@ -1,0 +1,157 @@
+"""The generic section of one study in `playlab report`: seat advantage, win rates per bot and
+ratings, a balance search's variants, score and length distributions and truncation; then the
+game's own section from its registration."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import balance as B
+from . import blocks as H
+from . import plots as P
+
+
+def bots_text(run: dict) -> str:
+    bots = run["bots"]
+    return bots[0] if len(set(bots)) == 1 else ", ".join(bots)
+
+
+def options_text(study: B.StudyData) -> str:
+    from simcore.games import load_game
+    from simcore.options import format_value
+
+    info = load_game(study.game).INFO
+    defaults = {o.name: o.default for o in info.options}
+    changed = set()
+    for r in study.runs:
+        for k, v in r["variant"].items():
+            if defaults.get(k) != v:
+                changed.add(f"{k}={format_value(v)}")
+    vary = study.record.get("vary")
+    text = ", ".join(sorted(changed)) or "defaults"
+    if vary:
+        text += "; varied: " + "; ".join(f"{k} in {', '.join(v)}" for k, v in vary.items())
+    return text
+
+
+
+def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
+    """The study's section (a dict the template reads) and its findings; ``game_section``
+    is the game's own ``section(study, info) -> (blocks, findings)`` or None."""
+    blocks, found = [], []
+    first_col = getattr(info, "first_player_column", None)
+    pos_word = "bidding position (0 bids first)" if first_col else "seat (0 plays first)"
+    title = f"{info.title}: {st.name} ({st.kind})"
+    # seat advantage
+    adv = B.seat_advantage(st, first_col)
+    if len(adv):
+        labels = [f"{r.players} players, {'position' if first_col else 'seat'} {r.position}"
+                  + (f", {r.setting}" if "setting" in adv else "") for r in adv.itertuples()]
+        svg = P.forest(labels, adv["advantage"] * 100, adv["adv_low"] * 100, adv["adv_high"] * 100, 0.0,
+                     "win share minus the fair 1/n (percentage points)",
+                     f"Seat advantage by {pos_word}", "fair (0)")
+        blocks.append(H.block("Seat advantage", None, svg,
+                             f"Win share of each {pos_word} minus 1/n over the decided games, 95% intervals.",
+                             H.table(adv[[c for c in ("players", "setting", "position", "games", "win_share", "ci_low",
+                                                     "ci_high", "fair") if c in adv]],
+                                    {"win share": ("win_share", "ci_low", "ci_high")})))
+        worst = adv.loc[adv["advantage"].abs().idxmax()]
+        found.append(f"{info.title} ({st.name}): {pos_word.split(' (')[0]} {int(worst.position)} at "
+                     f"{int(worst.players)} players wins {B.ci_text((worst.win_share, worst.ci_low, worst.ci_high))} "
+                     f"of the games, fair is {100 / worst.players:.1f}%"
+                     + (" (the largest deviation)" if len(adv) > 1 else ""))
+    # win rates per bot, ratings
+    wr = B.bot_win_rates(st)
+    if len(wr) and wr["bot"].nunique() > 1:
+        groups = {}
+        counts = sorted(wr["players"].unique())
+        for b, part in wr.groupby("bot"):
+            x = [counts.index(n) for n in part["players"]]
+            groups[b] = (x, part["win_share_per_seat"] * 100, part["ci_low"] * 100, part["ci_high"] * 100)
+        ref = 100 / counts[0] if len(counts) == 1 else None
+        svg = P.groups_plot(groups, "players", "win share per seat (%)", "Win share per bot",
+                          ref, "fair 1/n" if ref else None, [str(n) for n in counts])
+        blocks.append(H.block("Win rates per bot", None, svg, "Each bot's win share per seat it held, 95% intervals.",
+                             H.table(wr, {"win share per seat": ("win_share_per_seat", "ci_low", "ci_high")})))
+    ratings = st.path / "ratings.csv"
+    if st.kind == "tournament" and ratings.exists():
+        r = pd.read_csv(ratings).sort_values("rating", ascending=False)
+        svg = P.forest(list(r["bot"]), r["rating"], r["ci_low"], r["ci_high"], 0.0,
+                     "rating (Elo points, mean 0)", "Ratings with 95% bootstrap intervals over deals", "mean rating")
+        blocks.append(H.block("Ratings", None, svg, "Bradley-Terry / Plackett-Luce ratings on the Elo scale.",
+                             r.to_html(index=False, float_format=lambda x: f"{x:.1f}", border=0)))
+        top = r.iloc[0]
+        found.append(f"{info.title} ({st.name}): {top.bot} rates {top.rating:.0f} Elo "
+                     f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean")
+    found += _balance_search_block(st, blocks)
+    # scores and lengths
+    d = st.decided()
+    panels: dict[str, dict] = {}  # one panel per setting of a sweep: its name is the panel's title
+    for (n, g), part in d.groupby(["players", "setting"], sort=False):
+        n = int(n)
+        seats = B.position_seats(part, n, first_col)
+        sc = np.take_along_axis(part[B.seat_cols("score", n)].to_numpy(np.float64), seats, axis=1)
+        for k in range(n):
+            panels.setdefault(g or "", {})[f"{n}p {'pos' if first_col else 'seat'} {k}"] = sc[:, k]
+    boxes = sum(len(p) for p in panels.values())
+    if boxes and boxes <= 24:
+        blocks.append(H.block("Score distributions", None,
+                             P.box_plot(panels, pos_word, "final score (game points)", "Final score by " + pos_word),
+                             "Decided games; the diamond is the mean."))
+    ln = B.lengths(st)
+    lseries = {f"{int(n)} players" + (f", {g}" if g else ""): part["turns"].to_numpy(np.float64)
+               for (n, g), part in d.groupby(["players", "setting"], sort=False)}
+    blocks.append(H.block("Game length and truncated games", None,
+                         P.hist_plot(lseries, "turns per game (the game's own turns)", "Game length (decided games)"),
+                         "Share of decided games by length, one line per player count.",
+                         H.table(ln, {"mean turns": ("mean_turns", "turns_low", "turns_high", False),
+                                     "truncated": ("truncated_share", "trunc_low", "trunc_high")})))
+    if (ln["truncated_share"] >= 0.001).any():
+        r = ln.loc[ln["truncated_share"].idxmax()]
+        found.append(f"{info.title} ({st.name}): {B.ci_text((r.truncated_share, r.trunc_low, r.trunc_high))} of the "
+                     f"games at {int(r.players)} players hit the cap and are left out of the win rates")
+    # the game's own section
+    game_blocks, game_found = game_section(st, info) if game_section is not None else ([], [])
+    if game_blocks and st.kind == "sweep":
+        game_blocks.insert(0, H.block(None, "The balance figures below pool every setting of the sweep; "
+                                     "see the sections above and sweep.csv for the settings apart."))
+    blocks += game_blocks
+    found += game_found
+    return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": intro(st), "blocks": blocks}, found
+
+
+def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
+    """`playlab balance`: the variants, whether each meets the targets, and the games each
+    was given (balance.csv, as the command printed it)."""
+    path = st.path / "balance.csv"
+    if st.kind != "balance" or not path.exists():
+        return []
+    t = pd.read_csv(path, dtype=str)
+    targets = st.record.get("targets", [])
+    rows = []
+    for _, r in t.iterrows():
+        row = {"variant": r["variant"], "meets every target": r["meets"], "games": r["games"]}
+        for col in t.columns:
+            if col.endswith(":value") and not pd.isna(r[col]):
+                key = col[: -len(":value")]
+                row[key] = (f"{float(r[col]):.4g} [{float(r[key + ':ci_low']):.4g}, "
+                            f"{float(r[key + ':ci_high']):.4g}] {r[key + ':meets']}")
+        rows.append(row)
+    table = pd.DataFrame(rows).to_html(index=False, border=0, escape=True)
+    blocks.append(H.block("Rule variants against the targets", None, None,
+                         f"Targets {'; '.join(targets)}, each at every player count, 95% intervals per look; "
+                         f"{st.record.get('games_spent', '?')} games spent of a budget of {st.record.get('budget')}.",
+                         table))
+    met = [r["variant"] for r in rows if r["meets every target"] == "true"]
+    return [f"{st.name}: {len(met)} of {len(rows)} variants meet every target"
+            + (f" ({'; '.join(met[:5])}{' …' if len(met) > 5 else ''})" if met else "")]
+
+
+def intro(st: B.StudyData) -> str:
+    kinds = {"play": "one configuration played", "fpa": "the same bot in every seat per player count",
+             "tournament": "every seating of the bots over the same deals",
+             "sweep": "the same deals under each rule value",
+             "balance": "rule variants raced against targets on the same deals"}
+    return (f"{kinds.get(st.kind, st.kind)}; {len(st.frame):,} games in {H.runs_text(st.frame['run'].nunique())}, "
+            f"{int(st.frame['truncated'].sum()):,} truncated.")
+
