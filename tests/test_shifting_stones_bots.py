@@ -10,8 +10,10 @@ import pytest
 
 from bot_helpers import policy_on
 from bots import shifting_stones as B
+from bots.shifting_stones.payer import _fodder2
 from bots.registry import BotError, bot_arrays, parse_bots
 from experiments.stats import wilson_interval
+from simcore import bits
 from simcore.games import shifting_stones as g
 from simcore.rng import stream_key
 from runtime.runner import Batch, RunConfig
@@ -214,17 +216,17 @@ def _random_grid(rng):
 
 
 def test_cell_bits_are_packed_alike_by_shifts_and_by_pext():
-    """``_compress`` (pext where the machine runs it in one instruction, else shifts) packs
-    bits 0, 3, ..., 27 into bits 0..9, whatever the other bits hold."""
+    """``simcore.bits.compress3`` (pext where the machine runs it in one instruction, else
+    shifts) packs bits 0, 3, ..., 27 into bits 0..9, whatever the other bits hold."""
     rng = np.random.default_rng(11)
-    values = [0, (1 << 28) - 1, B.LOW_BITS, ~B.LOW_BITS & ((1 << 62) - 1)] + \
+    values = [0, (1 << 28) - 1, bits.LOW_BITS, ~bits.LOW_BITS & ((1 << 62) - 1)] + \
         [int(v) for v in rng.integers(0, 1 << 62, 500)]
     for v in values:
         want = sum(((v >> (3 * x)) & 1) << x for x in range(10))
-        assert B._compress_shifts(np.int64(v)) == want
-        assert B._compress(np.int64(v)) == want
-    if B.FAST_PEXT:
-        assert B._compress is B._compress_pext
+        assert bits.compress3_shifts(np.int64(v)) == want
+        assert bits.compress3(np.int64(v)) == want
+    if bits.FAST_PEXT:
+        assert bits.compress3 is bits.compress3_pext
 
 
 def _payer_by_rule(grid, cards):
@@ -246,7 +248,7 @@ def test_the_payer_of_a_second_move_is_the_second_choice_of_the_first():
         grid = _random_grid(rng)
         cards = sorted(int(c) for c in rng.choice(72, int(rng.integers(1, 7)), replace=False))
         lo, hi = masks([c + 1 for c in cards])
-        first, second = B._fodder2(PARAMS, np.int64(grid), np.int64(lo), np.int64(hi))
+        first, second = _fodder2(PARAMS, np.int64(grid), np.int64(lo), np.int64(hi))
         assert first == _payer_by_rule(grid, cards)
         assert second == _payer_by_rule(grid, [c for c in cards if c != first])
 
@@ -389,3 +391,30 @@ def test_greedy_beats_random_in_both_seats(seat):
     decided = rows[rows[:, cols.index("truncated")] == 0]
     lo, _ = wilson_interval(decided[:, cols.index(f"win_{seat}")].sum(), len(decided))
     assert lo >= 0.75
+
+
+# ----------------------------------------------------------------------------- the package
+# sha256 (first 16 hex digits) of the result rows of seeded greedy games, recorded from the
+# single-module bot before it became a package: a change of play anywhere changes them
+FINGERPRINTS = [
+    (1, "greedy", 300, "c3614538b85a5a71"),
+    (2, "greedy", 300, "b91aae5c9d8b81b6"),
+    (5, "greedy", 100, "ed52828a565db56b"),
+    (2, "greedy:depth=3,greedy:depth=1:replan=1", 40, "ab5d40e64427dce6"),
+]
+
+
+@pytest.mark.parametrize("players,spec,games,digest", FINGERPRINTS)
+def test_play_is_the_play_recorded_before_the_split(players, spec, games, digest):
+    import hashlib
+    rows = Batch(RunConfig.build("shifting-stones", players, spec, {}, 7)).run(0, games)
+    assert hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest()[:16] == digest
+
+
+def test_scratch_header_is_its_layout():
+    from bots.shifting_stones import scratch
+    assert scratch.SCRATCH.table() in scratch.__doc__
+    assert scratch.SCRATCH_SIZE == scratch.SCRATCH.size == B.SCRATCH_SIZE
+    # the plain search's accumulators and the payer's notes share PU, inside the scratch
+    assert scratch.PU <= scratch.ACC and scratch.ACC + g.MOVES <= scratch.PU + scratch.PU_SIZE
+    assert scratch.BEST_COMPS + scratch.BEST_ROOM <= scratch.PU + scratch.PU_SIZE
