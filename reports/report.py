@@ -112,6 +112,9 @@ def _build_report(root: str | Path) -> str:
         sections.append(sec)
         findings += found
     sections += luck_skill.sections(studies, findings)
+    from reports.ranked import ranked, template_rows
+
+    top = template_rows(ranked(studies, {st.game: load_game(st.game).INFO for st in studies}))
     for sec in sections:
         sec["blocks"] = [_blank(b) for b in sec["blocks"]]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -125,7 +128,7 @@ def _build_report(root: str | Path) -> str:
     return env.from_string(_template()).render(
         title=f"playlab balance report: {', '.join(load_game(g).INFO.title for g in games)}",
         version=v, n_studies=len(studies), source=html.escape(str(root)), runs=runs,
-        findings=findings, sections=sections)
+        findings=findings, ranked=top, sections=sections)
 
 
 # ---- writing -------------------------------------------------------------------------------

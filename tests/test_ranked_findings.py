@@ -31,3 +31,18 @@ def test_a_sweeps_findings_carry_the_p_values_the_command_printed(tmp_path):
     # the winner's margin moves with the bonus (p < 1e-3 in the command's table): it is on top
     assert rows.iloc[0]["holds"] and "margin" in rows.iloc[0]["text"]
     assert len(result.top) <= 10
+
+
+def test_the_report_puts_at_most_ten_ranked_findings_on_top_and_folds_the_rest(tmp_path):
+    from reports.report import build_report
+
+    out = tmp_path / "sw"
+    r = CliRunner().invoke(cli, ["sweep", "shifting-stones", "--vary", "bonus_points=0,1,2,4", "--bots",
+                                 "greedy,greedy", "--games", "300", "--seed", "1", "--out", str(out), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    page = build_report(out)
+    summary = page[page.index('<section id="summary">'):page.index("</section>", page.index('<section id="summary">'))]
+    top = summary[:summary.index("<details>")]
+    assert 1 <= top.count("<li>") <= 10
+    assert "Holm-adjusted p" in top and "margin" in top
+    assert summary[summary.index("<details>"):].count("<li>") > 0
