@@ -199,8 +199,13 @@ class DaskExecutor:
             submit_next()
         try:
             for future, result in queue:
-                task = by_key.pop(future.key)
-                if future.status != "finished" or isinstance(result, BaseException):
+                task = by_key.pop(future.key, None)
+                if task is None:  # already yielded once (a lost task recomputed): never twice
+                    continue
+                # a result in hand is kept even when the future's status has moved on since it
+                # arrived: a worker killed just after sending it makes the scheduler "lose" the
+                # finished task and plan it again (its status is then pending, not finished)
+                if isinstance(result, BaseException) or future.status in ("error", "cancelled"):
                     # the scheduler went away (its futures are cancelled) or the task failed
                     why = (f"lost the Dask scheduler at {self.address}" if future.status == "cancelled" or
                            type(result).__name__ in ("FutureCancelledError", "CancelledError", "CommClosedError")
