@@ -1,5 +1,7 @@
-"""The luck-and-skill section of `playlab report`: how often the weaker bot wins, the spread of
-outcomes per deal under rotated seatings, and the first-player advantage by bot skill."""
+"""The luck-and-skill section of `playlab report`: where each game sits between skill and chance
+(the "X%-coin-flip" figure of its tournaments, beside the one over its measured skill ladder),
+how often the weaker bot wins, the spread of outcomes per deal under rotated seatings, and the
+first-player advantage by bot skill."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,10 +12,54 @@ from . import blocks as H
 from . import plots as P
 
 
+def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
+    """Per game: each tournament's skill-against-chance figure (its ``skill_chance.csv``, the
+    table the tournament command printed) pair by pair and over all pairs, with the figure over
+    the game's measured skill ladder (shipped in ``bots/ladders``) as the reference row."""
+    from bots.ladder import chance_path
+    from simcore.games import load_game
+
+    per_game: dict[str, list] = {}
+    for st in studies:
+        path = st.path / "skill_chance.csv"
+        if st.kind == "tournament" and path.exists():
+            per_game.setdefault(st.game, []).append((st.name, pd.read_csv(path)))
+    blocks = []
+    for game, tables in per_game.items():
+        title = load_game(game).INFO.title
+        rows = []
+        for name, t in tables:
+            for r in t.itertuples():
+                rows.append({"study": name, "pair": r.pair, "games": r.games, "coin_flip": float(r.coin_flip),
+                             "ci_low": float(r.ci_low), "ci_high": float(r.ci_high)})
+            r = t.iloc[-1]  # over all pairs
+            findings.append(f"{title} ({name}): between these bots a coin flip decides "
+                            f"{B.ci_text((r.coin_flip, r.ci_low, r.ci_high))} of the games and skill the rest "
+                            "(the \"X%-coin-flip\" scale: 0% = the stronger bot always wins, 100% = pure chance)")
+        ladder = chance_path(game)
+        if ladder.exists():
+            r = pd.read_csv(ladder).iloc[-1]
+            rows.append({"study": "skill ladder (shipped)", "pair": "(all pairs)", "games": int(r.games),
+                         "coin_flip": float(r.coin_flip), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high)})
+        table = pd.DataFrame(rows)
+        labels = [f"{r.study}: {r.pair}" for r in table.itertuples()]
+        svg = P.forest(labels, table["coin_flip"] * 100, table["ci_low"] * 100, table["ci_high"] * 100, 50.0,
+                       "share of games a coin flip decides (%): 0 = skill always decides, 100 = pure chance",
+                       f"{title}: skill against chance", "half skill, half chance")
+        blocks.append(H.block(f"{title}: skill against chance (the X%-coin-flip scale)", (
+            "Each pair of bots as a game in which a coin decides a share X of the games and the stronger "
+            "bot wins the rest (X = 2 × (1 − the stronger bot's win rate); Duersch, Lambrecht & Oechssler "
+            "2020, where poker comes out near 75%). The figure depends on the bots: the further apart, the "
+            "smaller X. The last row is over the game's measured skill ladder."), svg,
+            "95% intervals: percentile intervals over the tournament's Poisson bootstrap over deals.",
+            H.table(table, {"coin flip decides": ("coin_flip", "ci_low", "ci_high")})))
+    return blocks
+
+
 def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
     from simcore.games import load_game
 
-    blocks = []
+    blocks = skill_chance_blocks(studies, findings)
     for st in studies:
         title = load_game(st.game).INFO.title
         ww = B.weaker_wins(st)

@@ -7,8 +7,8 @@ text (``svg.fonttype`` "none": small, sharp at any zoom, and measurable in a bro
 tests/test_report.py does).  They are laid out without a second drawing pass: the margins
 are computed from the sizes of the labels themselves (``_fit``) instead of ``tight_layout``,
 which draws the whole figure once more (a third of a figure's cost).  While a report is
-built they are deferred (``collecting``) and drawn at the end, side by side in forked
-workers when a core is free.
+built they are deferred (``collecting``): each goes to a forked worker (one per core) as soon as
+the page asks for it, so they are drawn while the rest of the page is computed.
 """
 from __future__ import annotations
 
@@ -320,22 +320,59 @@ def _svg(fig) -> str:
     return s.replace("<svg ", '<svg class="plot" ', 1)
 
 
-# ---- deferring: lay the page out first, draw the figures at the end, side by side -----------------
-_PENDING: list | None = None
+# ---- deferring: figures drawn by forked workers while the page is laid out --------------------
+_PENDING: "_Drawing | None" = None
 TOKEN = "@@playlab-plot-{}@@"
 TOKEN_RE = re.compile(r"@@playlab-plot-(\d+)@@")
 
 
 def deferred(fn):
-    """While ``collecting``, a call returns a placeholder and records itself; otherwise it
-    draws at once."""
+    """While ``collecting``, a call returns a placeholder and hands the figure to the
+    drawing workers; otherwise it draws at once."""
     @functools.wraps(fn)
     def plot(*args, **kwargs):
         if _PENDING is None:
             return fn(*args, **kwargs)
-        _PENDING.append((fn.__name__, args, kwargs))
-        return TOKEN.format(len(_PENDING) - 1)
+        return TOKEN.format(_PENDING.add((fn.__name__, args, kwargs)))
     return plot
+
+
+class _Drawing:
+    """The figures of one report.  With two or more workers (one per core, or
+    ``PLAYLAB_REPORT_WORKERS``) each figure goes to a forked worker as soon as the page asks
+    for it, so the figures are drawn while the rest of the page is computed (drawing is about
+    80% of a report's CPU); with one, or without ``fork``, they are drawn here at the end."""
+
+    def __init__(self):
+        import multiprocessing
+
+        self.jobs: list = []
+        self.futures: list = []
+        self.pool = None
+        workers = int(os.environ.get("PLAYLAB_REPORT_WORKERS") or os.cpu_count() or 1)
+        if workers >= 2 and "fork" in multiprocessing.get_all_start_methods():
+            from concurrent.futures import ProcessPoolExecutor
+
+            _figure(1, 1)  # matplotlib imported and styled once here, inherited by the workers
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                            initializer=_own_fonts)
+
+    def add(self, job) -> int:
+        index = len(self.jobs)
+        self.jobs.append(job)
+        if self.pool is not None:
+            self.futures.append(self.pool.submit(_draw, (index, job)))
+        return index
+
+    def results(self) -> list[str]:
+        if self.pool is None:
+            return [_draw(j) for j in enumerate(self.jobs)]
+        return [f.result() for f in self.futures]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 @contextlib.contextmanager
@@ -344,19 +381,20 @@ def collecting():
     the drawn SVGs in their places."""
     global _PENDING
 
-    _PENDING = []
-    jobs = _PENDING
+    drawing = _Drawing()
+    _PENDING = drawing
     try:
-        yield lambda text: _fill(text, jobs)
+        yield lambda text: _fill(text, drawing)
     finally:
         _PENDING = None
+        drawing.close()
 
 
-def _fill(text: str, jobs: list) -> str:
+def _fill(text: str, drawing: "_Drawing") -> str:
     global _PENDING
 
     _PENDING = None
-    svgs = draw_all(jobs)
+    svgs = drawing.results()
     return TOKEN_RE.sub(lambda m: svgs[int(m.group(1))], text)
 
 
@@ -371,26 +409,11 @@ def _own_fonts() -> None:
     offset, which a forked copy shares with its parent and siblings ("failed to load glyph")."""
     from matplotlib import font_manager
 
+    global _PENDING
+    _PENDING = None  # a figure drawn here draws at once, never deferred again
     _font.cache_clear()
     text_size.cache_clear()
     font_manager._get_font.cache_clear()
-
-
-def draw_all(jobs: list) -> list[str]:
-    """The figures' SVGs, drawn by up to one forked worker per core (they start with
-    matplotlib and the data loaded); in this process with one core, one figure, no fork,
-    or ``PLAYLAB_REPORT_WORKERS=1``."""
-    import multiprocessing
-
-    numbered = list(enumerate(jobs))
-    workers = min(len(jobs), int(os.environ.get("PLAYLAB_REPORT_WORKERS") or os.cpu_count() or 1))
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_draw(j) for j in numbered]
-    from concurrent.futures import ProcessPoolExecutor
-
-    _figure(1, 1)  # matplotlib imported and styled once here, inherited by the workers
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_own_fonts) as pool:
-        return list(pool.map(_draw, numbered, chunksize=max(1, len(jobs) // (4 * workers))))
 
 
 def _errorbars(ax, x, y, lo, hi, vertical: bool, **kw):

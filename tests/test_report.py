@@ -89,8 +89,9 @@ def svg_numbers(svg: str, axis: str) -> list[float]:
     return out
 
 
-def test_report_has_every_section_and_plot(report_html):
+def test_report_has_every_section_and_plot(report_html, studies):
     from PIL import Image
+    import pandas as pd
 
     text = report_html.read_text()
     for sid in ("run", "summary", "study-moon-fpa", "study-moon-play", "study-stones-fpa",
@@ -110,8 +111,14 @@ def test_report_has_every_section_and_plot(report_html):
               "Sequence Stacks: game length by player count",
               "Sequence Stacks (stacks-tournament): how often the weaker bot wins",
               "Sequence Stacks (stacks-tournament): outcome spread per deal under rotated seatings",
-              "Three-Player Moon: first-player advantage by bot skill"):
+              "Three-Player Moon: first-player advantage by bot skill",
+              'Sequence Stacks: skill against chance (the X%-coin-flip scale)'):
         assert h in headings, h
+    # the tournament's figure is the one its command wrote, beside the shipped ladder's
+    chance = text.split('<h3>Sequence Stacks: skill against chance')[1].split("</table>")[0]
+    written = pd.read_csv(studies / "stacks-tournament" / "skill_chance.csv").iloc[-1]
+    assert f"{written.coin_flip * 100:.1f}% [{written.ci_low * 100:.1f}, {written.ci_high * 100:.1f}]" in chance
+    assert "skill ladder (shipped)" in chance
     figs = figures(text)
     assert len(figs) >= 30 and len(figs) == text.count("<figure")
     for alt, svg in figs:
