@@ -47,7 +47,10 @@ class Finding:
     ``test`` (the test's name, e.g. "chi-square on sole wins"), nan when nothing was tested.
     ``bots``: the bots it holds for; ``settings``: the full settings (every varied option,
     "bonus=2, skip=1") it holds for, empty for a study's one configuration.  ``study`` names the
-    study it comes from; ``unit`` the scale of ``effect``.
+    study it comes from; ``unit`` the scale of ``effect``.  ``question``: what it answers
+    regardless of the bots (e.g. (game, "seat", players, setting)); findings of one question
+    under different bots are compared, so the page can say whether a finding holds under every
+    bot the report studied it with or under one only.
     """
 
     text: str
@@ -60,6 +63,7 @@ class Finding:
     settings: tuple[str, ...] = ()
     study: str = ""
     unit: str = "proportion"
+    question: tuple = ()
 
     def __post_init__(self):
         if not self.text:
@@ -97,6 +101,25 @@ class RankedFinding:
     rank: int
     p_holm: float
     holds: bool
+    #: the bot sets (each as "a, b") the report answered this finding's question with, and
+    #: those under which it holds; just this finding's own when it has no question
+    studied_under: tuple[str, ...] = ()
+    held_under: tuple[str, ...] = ()
+
+    @property
+    def scope(self) -> str:
+        """Which bots the finding holds for, in words: a finding one bot's play gives may be
+        that bot's, not the game's."""
+        f = self.finding
+        own = ", ".join(f.bots)
+        if len(self.studied_under) <= 1:
+            return f"studied under {own} only" if f.only_one_bot else ""
+        if not self.holds:
+            return ""
+        others = [b for b in self.studied_under if b not in self.held_under]
+        if not others:
+            return f"holds under every bot studied ({'; '.join(self.studied_under)})"
+        return f"holds under {'; '.join(self.held_under)}, not under {'; '.join(others)}"
 
     def sentence(self) -> str:
         """The text with its test and what it holds for, as the page prints it."""
@@ -106,8 +129,8 @@ class RankedFinding:
         else:
             test = "not tested"
         where = f"bots: {', '.join(f.bots)}" + (f"; settings: {'; '.join(f.settings)}" if f.settings else "")
-        one = f"; holds under only one bot ({f.bots[0]})" if f.only_one_bot else ""
-        return f"{f.text} ({test}; {where}{one})"
+        scope = f"; {self.scope}" if self.scope else ""
+        return f"{f.text} ({test}; {where}{scope})"
 
 
 @dataclass
@@ -124,7 +147,7 @@ class RankedFindings:
                 rows.append({"rank": r.rank, "shown": shown, "text": f.text, "effect": f.effect, "ci_low": f.ci_low,
                              "ci_high": f.ci_high, "unit": f.unit, "test": f.test, "p": f.p, "p_holm": r.p_holm,
                              "holds": r.holds, "bots": ", ".join(f.bots), "settings": "; ".join(f.settings),
-                             "only_one_bot": f.only_one_bot, "study": f.study})
+                             "only_one_bot": f.only_one_bot, "scope": r.scope, "study": f.study})
         return pd.DataFrame(rows)
 
 
@@ -145,9 +168,19 @@ def rank_findings(findings, top: int = TOP, alpha: float = 0.05) -> RankedFindin
                                                                                           np.zeros(0))
     group = [0 if reject[i] else (1 if findings[i].tested else 2) for i in range(len(findings))]
     order = sorted(range(len(findings)), key=lambda i: (group[i], -abs(findings[i].effect), i))
+    studied: dict = {}
+    held: dict = {}
+    for i, f in enumerate(findings):
+        q = f.question or ("finding", i)
+        label = ", ".join(f.bots)
+        studied.setdefault(q, {})[label] = None  # dicts keep the report's order
+        if reject[i]:
+            held.setdefault(q, {})[label] = None
     out = RankedFindings()
     for rank, i in enumerate(order, start=1):
-        r = RankedFinding(findings[i], rank, float(adjusted[i]), bool(reject[i]))
+        q = findings[i].question or ("finding", i)
+        r = RankedFinding(findings[i], rank, float(adjusted[i]), bool(reject[i]), tuple(studied[q]),
+                          tuple(held.get(q, {})))
         (out.top if r.holds and len(out.top) < top else out.rest).append(r)
     return out
 
@@ -174,7 +207,7 @@ def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat")
         out.append(Finding(text=text, effect=float(r["advantage"]), ci_low=float(r["adv_low"]),
                            ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=SEAT_TEST,
                            bots=tuple(str(r["bots"]).split(", ")), settings=(setting,) if setting else (),
-                           study=study))
+                           study=study, question=(title, word, int(r["players"]), setting)))
     return out
 
 
@@ -214,5 +247,6 @@ def sweep_findings(tests: pd.DataFrame, study: str, title: str, bots: tuple[str,
                            effect=float(effect), ci_low=float((r.diff - half) / scale),
                            ci_high=float((r.diff + half) / scale), p=float(r.p), test=PAIRED_TEST, bots=tuple(bots),
                            settings=(str(r.setting),), study=study,
-                           unit="proportion" if share else "relative to the baseline"))
+                           unit="proportion" if share else "relative to the baseline",
+                           question=(title, "sweep", str(r.setting), m)))
     return out

@@ -58,10 +58,26 @@ def test_only_one_bot_is_flagged_and_said():
     assert one.only_one_bot and not two.only_one_bot
     ranked = rank_findings([one, two])
     text = {r.finding.text: r.sentence() for r in ranked.top}
-    assert "holds under only one bot (greedy)" in text["seat 0 wins more"]
+    assert "studied under greedy only" in text["seat 0 wins more"]
     assert "settings: bonus=2, skip=1" in text["seat 0 wins more"]
-    assert "only one bot" not in text["games are longer"] and "bots: greedy, mcts" in text["games are longer"]
+    assert "only" not in text["games are longer"].split("Holm")[1] and "bots: greedy, mcts" in text["games are longer"]
     assert "Holm-adjusted p" in text["games are longer"]
+
+
+def test_one_question_under_several_bots_says_where_it_holds():
+    q = ("Shifting Stones", "seat", 3, "")
+    greedy = f("seat 0 greedy", 0.05, 1e-6, bots=("greedy",), question=q)
+    learned = f("seat 0 learned", 0.01, 0.4, bots=("learned",), question=q)
+    mcts = f("seat 0 mcts", 0.04, 1e-5, bots=("mcts",), question=q)
+    alone = f("games are longer", 0.2, 1e-4, bots=("greedy",))
+    said = {r.finding.text: r for r in rank_findings([greedy, learned, mcts, alone]).top}
+    assert said["seat 0 greedy"].scope == "holds under greedy; mcts, not under learned"
+    assert said["seat 0 mcts"].studied_under == ("greedy", "learned", "mcts")
+    assert said["games are longer"].scope == "studied under greedy only"
+    both = rank_findings([greedy, mcts])
+    assert all(r.scope == "holds under every bot studied (greedy; mcts)" for r in both.top)
+    rest = {r.finding.text: r for r in rank_findings([greedy, learned]).rest}
+    assert rest["seat 0 learned"].scope == ""  # not significant: the sentence says so already
 
 
 def test_bad_findings_are_refused():
