@@ -114,6 +114,7 @@ def tournament(game, players, bot_specs, mode, n_boot, variant, n_games, ci_widt
 
     games, note = _study_games(n_games, ci_width, pilot, "per seating")
     study = t.build(game, players, bot_specs, games, seed, parse_variant_args(variant), mode)
+    study.meta["boot"] = n_boot  # in study.json: the report recomputes the intervals with as many
     collector = t.Collector(study, n_boot)
     outcome = _run(study, collector, out, progress, threads)
     stopping.phase("ratings")

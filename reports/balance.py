@@ -108,6 +108,14 @@ class StudyData:
     def decided(self) -> pd.DataFrame:
         return self.frame[~self.frame["truncated"].astype(bool)]
 
+    def tournament_tables(self) -> dict[str, pd.DataFrame]:
+        """A tournament's tables as its command computed them, from the stored rows (once)."""
+        if getattr(self, "_tournament", None) is None:
+            from reports.recomputed import tournament_tables
+
+            self._tournament = tournament_tables(self)
+        return self._tournament
+
 
 WIDE_PREFIXES = ("card_",)
 

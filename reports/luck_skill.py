@@ -13,17 +13,17 @@ from . import plots as P
 
 
 def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
-    """Per game: each tournament's skill-against-chance figure (its ``skill_chance.csv``, the
-    table the tournament command printed) pair by pair and over all pairs, with the figure over
+    """Per game: each tournament's skill-against-chance figure (the table the tournament
+    command printed, recomputed from the stored rows) pair by pair and over all pairs, with the figure over
     the game's measured skill ladder (shipped in ``bots/ladders``) as the reference row."""
     from bots.ladder import chance_path
     from simcore.games import load_game
 
     per_game: dict[str, list] = {}
     for st in studies:
-        path = st.path / "skill_chance.csv"
-        if st.kind == "tournament" and path.exists():
-            per_game.setdefault(st.game, []).append((st.name, pd.read_csv(path)))
+        table = st.tournament_tables().get("skill_chance") if st.kind == "tournament" else None
+        if table is not None:
+            per_game.setdefault(st.game, []).append((st.name, table))
     blocks = []
     for game, tables in per_game.items():
         title = load_game(game).INFO.title

@@ -4,35 +4,17 @@ wins) and every sweep's tested comparisons with its baseline, ranked together by
 ``reports.findings.rank_findings`` (Holm across the whole report).  The page shows the top
 ones and folds the rest; the study sections' own notes stay below them.
 
-The sweep's comparisons are the command's own: its study is rebuilt from ``study.json``
-(``experiments.sweep.build`` with the recorded options) and its collector fed the stored
-rows chunk by chunk, so the report's p-values are those `playlab sweep` printed.
+The sweep's comparisons are the command's own (``reports.recomputed``: its study rebuilt from
+``study.json`` and its collector fed the stored rows), so the report's p-values are those
+`playlab sweep` printed.
 """
 from __future__ import annotations
 
 import pandas as pd
 
 from reports import balance as B
+from reports.recomputed import sweep_tests
 from reports.findings import Finding, RankedFindings, rank_findings, seat_findings, sweep_findings
-
-
-def sweep_tests(st: B.StudyData) -> pd.DataFrame:
-    """The ``sweep_tests`` table of a stored sweep, as `playlab sweep` computed it."""
-    from experiments import sweep as sw
-
-    r = st.record
-    vary = [f"{k}={','.join(map(str, v))}" for k, v in r["vary"].items()]
-    kw = {"chunk": r["chunk"]} if r.get("chunk") else {}
-    study = sw.build(st.game, vary, r["players"], ",".join(r["bots"]), int(r["games_per_run"]), int(r["seed"]),
-                     metrics=r.get("metrics"), **kw)
-    collector = sw.Collector(study)
-    frame = st.frame
-    for task in study.tasks():
-        part = frame[(frame["run"] == task.run) & (frame["index"] >= task.start)
-                     & (frame["index"] < task.start + task.count)]
-        if len(part):
-            collector(task, part)
-    return sw.summarize(study, collector)["sweep_tests"]
 
 
 def study_findings(st: B.StudyData, info) -> list[Finding]:

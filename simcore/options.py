@@ -64,8 +64,10 @@ class Option:
                 raise OptionError(f"option {self.name} takes one of {self.describe_range()}, not {raw!r}")
             return text
         if self.kind == "path":
+            # "" is the option's "no file" (its default): a recorded, resolved variant holds it
+            # and must resolve again (the command line refuses an empty value on its own)
             text = str(raw).strip()
-            if not text:
+            if not text and self.default != "":
                 raise OptionError(f"option {self.name} needs a file path")
             return text
         raise AssertionError(self.kind)
@@ -103,6 +105,8 @@ def parse_variant_args(items: Sequence[str]) -> dict[str, str]:
             # the later value would silently win: a typo or a leftover, never what was meant
             raise OptionError(f"--variant {name.strip()} given twice ({out[name.strip()]!r} and "
                               f"{value.strip()!r}): give each option once")
+        if not value.strip():
+            raise OptionError(f"--variant {name.strip()}= has no value: give name=value")
         out[name.strip()] = value.strip()
     return out
 

@@ -34,6 +34,7 @@ def one_error(capsys, *args):
     (["human", "moon", "--index", 2**64], "--index"),
     (["fpa", "shifting-stones", "--seed", 2**64], "--seed"),
     (["play", "moon", "--variant", "min_bid=5", "--variant", "min_bid=6"], "--variant min_bid given twice"),
+    (["play", "shifting-stones", "--variant", "deck="], "--variant deck= has no value"),
     (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1", "--grid", "aggression=2"],
      "--grid aggression given twice"),
     (["tune", "moon", "--bot", "bidder", "--grid", "aggression=1,,2"], "an empty value"),

@@ -116,6 +116,28 @@ def test_tournament_win_rates_and_pairwise(capsys, tmp_path):
             else sorted([1 - pw.loc[0, "ci_high"], 1 - pw.loc[0, "ci_low"]]))])
 
 
+def test_tournament_ratings_and_skill_chance_recomputed_from_the_store(capsys, tmp_path):
+    """The report's ratings and skill-against-chance tables are recomputed from the stored
+    rows (not read from the CSVs): the same as the command's, with its own --boot and a game
+    whose resolved options hold a path option's empty default (Shifting Stones' deck)."""
+    out_dir = tmp_path / "tour3"
+    cli(capsys, "tournament", "shifting-stones", "--bots", "random,greedy", "--players", "3",
+        "--games", "40", "--boot", "50", "--seed", "3", "--variant", "hand_size=3", "--no-progress",
+        "--out", out_dir)
+    st = study(out_dir)
+    assert st.record["boot"] == 50
+    tables = st.tournament_tables()
+    for name in ("ratings", "skill_chance"):
+        cmd = pd.read_csv(out_dir / f"{name}.csv")
+        mine = tables[name]
+        key = "bot" if name == "ratings" else "pair"
+        assert list(mine[key]) == list(cmd[key])
+        for col in cmd.columns:
+            if col != key and pd.api.types.is_numeric_dtype(cmd[col]):
+                np.testing.assert_allclose(mine[col].to_numpy(float), cmd[col].to_numpy(float), rtol=1e-9,
+                                           atol=1e-9, equal_nan=True, err_msg=f"{name}.{col}")
+
+
 def test_sweep_every_setting_and_seat(capsys, tmp_path):
     out_dir = tmp_path / "sweep"
     cli(capsys, "sweep", "shifting-stones", "--vary", "end_trigger=6,8", "--vary", "bonus_points=0,3",

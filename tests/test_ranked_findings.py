@@ -9,7 +9,8 @@ from playlab.cli import cli
 
 
 def test_a_sweeps_findings_carry_the_p_values_the_command_printed(tmp_path):
-    from reports.ranked import ranked, sweep_tests
+    from reports.ranked import ranked
+    from reports.recomputed import sweep_tests
     from reports.report import discover
     from simcore.games import load_game
 
