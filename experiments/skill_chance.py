@@ -22,6 +22,8 @@ README is over its measured skill ladder (``bots/ladders``), random included.
 """
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pandas as pd
 
@@ -30,23 +32,51 @@ from experiments import stats
 SKILL_CHANCE = "skill_chance"
 
 
-def _pair_rates(bots, codes, ranks, counts) -> pd.DataFrame:
-    pw = stats.pairwise_from_orders(bots, codes, ranks, counts)
-    return pw.set_index(["bot_a", "bot_b"])
+def _pair_outcomes(n_bots: int, codes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Per distinct finishing order, what one game of it gives each pair of bots (keyed
+    ``lo * n_bots + hi``): ``[0]`` lo ahead, ``[1]`` hi ahead, ``[2]`` tied; shape
+    (3, orders, n_bots**2).  Counts times it are ``stats.pairwise_from_orders``' tallies, for
+    every bootstrap resample at once."""
+    c, r = np.asarray(codes), np.asarray(ranks)
+    out = np.zeros((3, len(c), n_bots * n_bots))
+    rows = np.arange(len(c))
+    for i, j in combinations(range(c.shape[1]), 2):
+        ok = c[:, j] >= 0
+        x, y = c[ok, i], c[ok, j]  # x finished ahead of or level with y
+        tie = r[ok, i] == r[ok, j]
+        lo, hi = np.minimum(x, y), np.maximum(x, y)
+        key = lo * n_bots + hi
+        np.add.at(out[0], (rows[ok], key), ~tie & (x == lo))
+        np.add.at(out[1], (rows[ok], key), ~tie & (x == hi))
+        np.add.at(out[2], (rows[ok], key), tie)
+    return out
+
+
+def _rates_a(outcomes: np.ndarray, counts: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Win rate of each pair's lower-coded bot (ties as half) under each row of ``counts``
+    (resamples x orders), as ``stats.pairwise_from_orders`` computes it; nan where a pair did
+    not meet."""
+    tally = np.rint(np.einsum("ro,tok->trk", np.atleast_2d(counts), outcomes[:, :, keys]))
+    total = tally.sum(axis=0)
+    score = tally[0] + tally[2] / 2
+    return np.divide(score, total, out=np.full_like(score, np.nan), where=total > 0)
 
 
 def skill_chance(tallies: dict) -> pd.DataFrame:
     """One row per pair that met and a last row ``(all pairs)``: the stronger bot, its win
     rate, X and X's 95% bootstrap interval.  ``tallies``: ``tournament.Collector.tallies()``."""
     bots, codes, ranks = tallies["bots"], tallies["codes"], tallies["ranks"]
-    point = _pair_rates(bots, codes, ranks, tallies["counts"])
+    point = stats.pairwise_from_orders(bots, codes, ranks, tallies["counts"]).set_index(["bot_a", "bot_b"])
+    code = {b: i for i, b in enumerate(bots)}
+    keys = np.array([code[a] * len(bots) + code[b] for a, b in point.index], dtype=np.int64)
     a_stronger = (point["win_rate_a"] >= 0.5).to_numpy()
     p = np.where(a_stronger, point["win_rate_a"], 1 - point["win_rate_a"])
-    boot = []
-    for counts in tallies["boot_counts"]:
-        rates = _pair_rates(bots, codes, ranks, counts).reindex(point.index)["win_rate_a"].to_numpy()
-        boot.append(2 * (1 - np.where(a_stronger, rates, 1 - rates)))
-    boot = np.array(boot).reshape(len(boot), len(point))
+    boot_counts = np.asarray(tallies["boot_counts"], dtype=float)
+    if len(boot_counts) and len(keys):
+        rates = _rates_a(_pair_outcomes(len(bots), codes, ranks), boot_counts, keys)
+        boot = 2 * (1 - np.where(a_stronger, rates, 1 - rates))
+    else:
+        boot = np.zeros((len(boot_counts), len(point)))
     x = 2 * (1 - p)
     rows = []
     for i, (a, b) in enumerate(point.index):
