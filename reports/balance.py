@@ -225,6 +225,13 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     ``advantage`` = win_share - 1/n with ``adv_low``/``adv_high``; ``bots``: the bots of these
     games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
     as fpa_tests.csv and sweep.csv give it (unadjusted)."""
+    memo = study.__dict__.setdefault("_seat_advantage", {})  # the study's section and its findings both ask
+    if first_col not in memo:
+        memo[first_col] = _seat_advantage(study, first_col)
+    return memo[first_col].copy()  # callers add columns of their own
+
+
+def _seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     rows = []
     for n, part in by_players(study):
         part = part[~part["truncated"].astype(bool)]
@@ -240,7 +247,7 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
         for k, v in reversed(setting_of(part).items()):
             t.insert(1, k, v)
         # what the rows pool: the bots seated in these games
-        t["bots"] = ", ".join(sorted(set(part[seat_cols("bot", n)].to_numpy().astype(str).ravel())))
+        t["bots"] = ", ".join(sorted(map(str, pd.unique(part[seat_cols("bot", n)].to_numpy().ravel()))))
         t["p_equal_seats"] = tables.equal_seats_p(counts, n)
         rows.append(t)
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
