@@ -22,34 +22,12 @@ README is over its measured skill ladder (``bots/ladders``), random included.
 """
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 
 from experiments import stats
 
 SKILL_CHANCE = "skill_chance"
-
-
-def _pair_outcomes(n_bots: int, codes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
-    """Per distinct finishing order, what one game of it gives each pair of bots (keyed
-    ``lo * n_bots + hi``): ``[0]`` lo ahead, ``[1]`` hi ahead, ``[2]`` tied; shape
-    (3, orders, n_bots**2).  Counts times it are ``stats.pairwise_from_orders``' tallies, for
-    every bootstrap resample at once."""
-    c, r = np.asarray(codes), np.asarray(ranks)
-    out = np.zeros((3, len(c), n_bots * n_bots))
-    rows = np.arange(len(c))
-    for i, j in combinations(range(c.shape[1]), 2):
-        ok = c[:, j] >= 0
-        x, y = c[ok, i], c[ok, j]  # x finished ahead of or level with y
-        tie = r[ok, i] == r[ok, j]
-        lo, hi = np.minimum(x, y), np.maximum(x, y)
-        key = lo * n_bots + hi
-        np.add.at(out[0], (rows[ok], key), ~tie & (x == lo))
-        np.add.at(out[1], (rows[ok], key), ~tie & (x == hi))
-        np.add.at(out[2], (rows[ok], key), tie)
-    return out
 
 
 def _rates_a(outcomes: np.ndarray, counts: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -73,7 +51,7 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
     p = np.where(a_stronger, point["win_rate_a"], 1 - point["win_rate_a"])
     boot_counts = np.asarray(tallies["boot_counts"], dtype=float)
     if len(boot_counts) and len(keys):
-        rates = _rates_a(_pair_outcomes(len(bots), codes, ranks), boot_counts, keys)
+        rates = _rates_a(stats.pair_outcomes(len(bots), codes, ranks), boot_counts, keys)
         boot = 2 * (1 - np.where(a_stronger, rates, 1 - rates))
     else:
         boot = np.zeros((len(boot_counts), len(point)))

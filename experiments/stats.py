@@ -644,23 +644,32 @@ def pairwise_table(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     return pairwise_from_orders(games.bots, games.sig_codes, games.sig_ranks, games.sig_count, alpha)
 
 
-def pairwise_from_orders(bots, codes, ranks, counts, alpha: float = 0.05) -> pd.DataFrame:
-    """:func:`pairwise_table` from the distinct finishing orders and how many games ended
-    in each (``OrderTally``): the same table, without the games themselves."""
-    bots = np.asarray(bots)
-    n_bots = len(bots)
-    c, r, cnt = np.asarray(codes), np.asarray(ranks), np.asarray(counts, dtype=float)
-    tally = np.zeros((3, n_bots * n_bots))  # ahead, behind, tied, keyed lo * n + hi
+def pair_outcomes(n_bots: int, codes, ranks) -> np.ndarray:
+    """Per distinct finishing order, what one game of it gives each pair of bots, keyed
+    ``lo * n_bots + hi`` (``lo`` < ``hi`` the bots' codes): ``[0]`` lo finished ahead, ``[1]``
+    hi ahead, ``[2]`` tied; shape (3, orders, n_bots**2).  Counts of the orders times it are
+    the pairs' tallies (every bootstrap resample's at once, as a matrix product)."""
+    c, r = np.asarray(codes), np.asarray(ranks)
+    out = np.zeros((3, len(c), n_bots * n_bots))
+    rows = np.arange(len(c))
     for i, j in combinations(range(c.shape[1]), 2):
         ok = c[:, j] >= 0
         x, y = c[ok, i], c[ok, j]  # x finished ahead of or level with y
         tie = r[ok, i] == r[ok, j]
         lo, hi = np.minimum(x, y), np.maximum(x, y)
         key = lo * n_bots + hi
-        w = cnt[ok]
-        tally[0] += np.bincount(key, weights=w * (~tie & (x == lo)), minlength=n_bots * n_bots)
-        tally[1] += np.bincount(key, weights=w * (~tie & (x == hi)), minlength=n_bots * n_bots)
-        tally[2] += np.bincount(key, weights=w * tie, minlength=n_bots * n_bots)
+        np.add.at(out[0], (rows[ok], key), ~tie & (x == lo))
+        np.add.at(out[1], (rows[ok], key), ~tie & (x == hi))
+        np.add.at(out[2], (rows[ok], key), tie)
+    return out
+
+
+def pairwise_from_orders(bots, codes, ranks, counts, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`pairwise_table` from the distinct finishing orders and how many games ended
+    in each (``OrderTally``): the same table, without the games themselves."""
+    bots = np.asarray(bots)
+    n_bots = len(bots)
+    tally = np.asarray(counts, dtype=float) @ pair_outcomes(n_bots, codes, ranks)  # ahead, behind, tied
     wins_a, wins_b, shared = (np.rint(t).astype(np.int64) for t in tally)
     total = wins_a + wins_b + shared
     met = np.flatnonzero(total > 0)
