@@ -45,7 +45,7 @@ def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list
         labels = [f"{r.study}: {r.pair}" for r in table.itertuples()]
         svg = P.forest(labels, table["coin_flip"] * 100, table["ci_low"] * 100, table["ci_high"] * 100, 50.0,
                        "share of games a coin flip decides (%): 0 = skill always decides, 100 = pure chance",
-                       f"{title}: skill against chance", "half skill, half chance")
+                       f"{title}: skill against chance", "half skill, half chance", xlim=(-2, 102))
         blocks.append(H.block(f"{title}: skill against chance (the X%-coin-flip scale)", (
             "Each pair of bots as a game in which a coin decides a share X of the games and the stronger "
             "bot wins the rest (X = 2 × (1 − the stronger bot's win rate); Duersch, Lambrecht & Oechssler "
@@ -120,7 +120,8 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
     if not blocks:
         return []
     return [{"id": "luck-skill", "title": "Luck and skill", "intro": (
-        "How much the deal and the seat decide against the bots' skill: the weaker bot's wins, the spread of "
-        "outcomes over the seatings of each deal, and the first player's edge by bot strength."),
+        "How much the deal and the seat decide against the bots' skill: where each game sits between skill "
+        "and chance, the weaker bot's wins, the spread of outcomes over the seatings of each deal, and the first "
+        "player's edge by bot strength."),
         "blocks": blocks}]
 

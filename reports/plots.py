@@ -427,9 +427,10 @@ def _errorbars(ax, x, y, lo, hi, vertical: bool, **kw):
 
 
 @deferred
-def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair"):
+def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair", xlim=None):
     """Point and 95% interval per row, with the reference line: one message per plot (how
-    far each row is from the reference)."""
+    far each row is from the reference).  ``xlim``: a fixed axis (a share's 0-100), else one
+    fitted to the rows."""
     fig, axes = _figure(7.0, max(2.4, 0.28 * len(labels) + 1.3))
     ax = axes[0, 0]
     y = np.arange(len(labels))[::-1]
@@ -438,7 +439,10 @@ def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair"):
     ax.axvline(ref, color="0.4", ls="--", lw=1, label=ref_label)
     ax.set_yticks(y, [str(s) for s in labels])
     ax.set_ylim(-0.7, len(labels) - 0.3)
-    _floor_span(ax, "x", ref=ref)
+    if xlim is None:
+        _floor_span(ax, "x", ref=ref)
+    else:
+        ax.set_xlim(*xlim)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.legend(loc="best")
