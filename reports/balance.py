@@ -333,10 +333,7 @@ def weaker_wins(study: StudyData) -> pd.DataFrame | None:
     share) finished ahead of the stronger in the games both played (ties half)."""
     if study.kind != "tournament":
         return None
-    f = study.path / "pairwise.csv"
-    if not f.exists():
-        return None
-    pw = pd.read_csv(f)
+    pw = study.tournament_tables()["pairwise"]  # the command's table, from the stored rows
     rows = []
     for r in pw.itertuples():
         a_weaker = r.win_rate_a < 0.5
