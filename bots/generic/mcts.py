@@ -520,8 +520,14 @@ def bind_extra(game):
 
 
 # like flatmc: reference counting on for itself and the game kernels it calls
-# (observe/determinize copies, the row reshapes)
-JIT_OPTIONS = {"choose": {"_nrt": True}}
+# (observe/determinize copies, the row reshapes).  The tree's helpers only read and write
+# views ``choose`` holds and allocate nothing: without it a call does not count references
+# to the twenty-odd arrays of ``tree`` and ``work`` (``search`` and ``rollout`` keep it for
+# the game kernels they call)
+JIT_OPTIONS = {"choose": {"_nrt": True},
+               **{name: {"_nrt": False} for name in ("int_row", "float_row", "reset", "add_child",
+                                                      "select", "widened", "expansion", "simulate",
+                                                      "backup", "most_visited", "vote", "config")}}
 
 # callees first (bots.registry.register_bot)
 HELPERS = (rollout, int_row, float_row, reset, add_child, select, widened, expansion, simulate,
