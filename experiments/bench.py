@@ -162,7 +162,7 @@ def iterations_rate(config, seconds: float = 1.0) -> float:
     anything is timed."""
     import time
 
-    from bots.generic.mcts import LAST_ITERATIONS, SPEC, _greedy_memory
+    from bots.generic.mcts import SPEC, iterations_slot
     from bots.registry import allocate_memory
     from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
 
@@ -170,8 +170,7 @@ def iterations_rate(config, seconds: float = 1.0) -> float:
     batch = Batch(config)
     params = batch.params
     imem, fmem = allocate_memory(config.bots, info, players)
-    gi, _ = _greedy_memory(info)
-    header = players * gi + LAST_ITERATIONS
+    header = iterations_slot(info, players)
     seats = [s for s, b in enumerate(config.bots) if b.name == SPEC.name]
     state = np.zeros(info.state_size(players), np.int64)
     rng = np.zeros(players, np.int64)

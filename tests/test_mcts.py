@@ -186,11 +186,72 @@ def test_memory_grows_with_iterations_and_the_tree_fits():
     assert big[0] - small[0] == 900 * M.NODE_INTS and big[1] - small[1] == 900 * 3
 
 
+def mcts_decision(game, state, params, spec, players, seed=1):
+    """(action, iterations it recorded) of the mcts seat to move."""
+    module = load_game(game)
+    bots = parse_bots(module, spec, players)
+    imem, fmem = allocate_memory(bots, module.INFO, players)
+    seat = int(module.current_player(state))
+    rng = np.arange(seed, seed + players, dtype=np.int64)
+    a = choose(game, bots, state, params, rng, seat, imem, fmem)
+    return a, int(imem[seat, M.iterations_slot(module.INFO, players)])
+
+
+def moon_legal(state, params):
+    buf = np.zeros(m.NUM_ACTIONS, np.int64)
+    return list(buf[:m.legal_actions(state, params, buf)])
+
+
 def test_iterations_are_recorded_and_forced_moves_run_none():
+    """A decision with one legal action runs no iteration and returns that action; one
+    with more runs every iteration asked for (and the bench counts them)."""
+    decisions = greedy_game_decisions("moon", 3, 2, 200)
+    forced = [(st, p) for st, p in decisions if len(moon_legal(st, p)) == 1]
+    free = [(st, p) for st, p in decisions if len(moon_legal(st, p)) > 1]
+    plays = [(st, p) for st, p in free if moon_legal(st, p)[-1] < m.DISCARD_BASE]
+    bids = [(st, p) for st, p in free if moon_legal(st, p)[0] >= m.DISCARD_BASE]
+    assert forced and plays and bids
+    for st, p in forced[:5]:
+        (only,) = moon_legal(st, p)
+        assert mcts_decision("moon", st, p, "mcts:iterations=50:delegate=0", 3) == (only, 0)
+    for st, p in plays[:5]:
+        a, ran = mcts_decision("moon", st, p, "mcts:iterations=50:delegate=0", 3)
+        assert ran == 50 and a in moon_legal(st, p)
+        assert mcts_decision("moon", st, p, "mcts:iterations=60:worlds=4", 3)[1] == 60
+    # Moon's default delegates bids, discards and trumps to greedy: no iteration either
+    for st, p in bids[:3]:
+        assert mcts_decision("moon", st, p, "mcts:iterations=50", 3)[1] == 0
     config = RunConfig.build("moon", 3, "mcts:iterations=50:delegate=0", {}, 1)
     from experiments.bench import iterations_rate
 
     assert iterations_rate(config, seconds=0.05) > 0
+
+
+def test_node_table_is_its_layout_and_memory_its_rows():
+    """The module docstring draws the node table from its declaration, and the rows
+    ``memory`` asks for are the regions ``choose`` cuts."""
+    assert M.NODE.table() in M.__doc__
+    assert M.NODE_INTS == M.NODE.size == 8
+    for game, players in (("moon", 3), ("shifting-stones", 5), ("sequence-stacks", 2)):
+        info = load_game(game).INFO
+        gi, gf = M.POLICY_LINK.memory(info)
+        values = tuple(p.default for p in M.PARAMS)
+        ints, floats = M.memory(info, players, values)
+        nodes = M.DEFAULT_ITERATIONS + 1
+        at = M.int_row(players, gi, info.state_size(players), info.num_actions, nodes)
+        assert ints == at.end == at.tree + nodes * M.NODE_INTS
+        assert floats == M.float_row(players, gf, info.num_actions, nodes).end
+
+
+def test_the_rollout_policy_is_the_one_registration_passes():
+    """mcts's rollouts play the bot its registration names (``POLICY_LINK``), flatmc's
+    random play; a game without the named bot gets none (random rollouts)."""
+    from bots.generic import flatmc, rollout
+
+    assert M.POLICY_LINK == rollout.RolloutPolicy("greedy")
+    assert flatmc.POLICY_LINK is rollout.RANDOM_ROLLOUT
+    assert M.bind_extra(m)["HAS_POLICY"] and not flatmc.bind_extra(m)["HAS_POLICY"]
+    assert not M.bind_extra(load_game("kuhn"))["HAS_POLICY"]
 
 
 # ---- parameters ------------------------------------------------------------------------------
@@ -204,6 +265,21 @@ def test_bad_parameters_are_refused(text, words):
     import re
     with pytest.raises(BotError, match=re.escape(words)):
         parse_bots(m, text, 3)
+
+
+def test_registry_refuses_a_bot_with_more_params_than_fit():
+    """Every bot's parameters travel as one row of MAX_BOT_PARAMS floats: mcts fills it;
+    one more parameter is refused when the bot registers, not when a run packs the row."""
+    from bots import registry
+    from bots.registry import MAX_BOT_PARAMS, BotParam, BotSpec, register_bot
+
+    assert len(M.PARAMS) == MAX_BOT_PARAMS
+    wide = BotSpec("too-wide", "one parameter too many",
+                   tuple(BotParam(f"p{i}", 0.0, 0.0, 1.0, "") for i in range(MAX_BOT_PARAMS + 1)))
+    with pytest.raises(BotError, match=f"bot too-wide: {MAX_BOT_PARAMS + 1} parameters, "
+                                       f"at most {MAX_BOT_PARAMS} fit"):
+        register_bot(wide, M.choose)
+    assert all(e.spec.name != "too-wide" for e in registry._BOTS)
 
 
 def test_rollout_by_name_and_label():
@@ -300,3 +376,31 @@ def test_expert_is_mcts_under_another_name_sharing_its_kernels(game):
     assert expert.kernel_key == mcts.kernel_key
     assert expert.bot_labels[0] == "expert:iterations=8"
     assert np.array_equal(Batch(expert).run(0, 6), Batch(mcts).run(0, 6))
+
+
+# ---- play fingerprints -----------------------------------------------------------------------
+# sha256 (first 16 hex digits) of the result rows of seeded games (seed 7), recorded from the
+# single-function search before issue 24 split it up (and moved its rollout, shared with
+# flatmc, to bots/generic/rollout.py): every game, mcts in every seat and in mixed seats,
+# most of its parameters off their defaults somewhere; a change of play anywhere changes them
+FINGERPRINTS = [
+    ("moon", 3, "mcts:iterations=200", 60, "779f36efa82a9bd6"),
+    ("moon", 3, "greedy,mcts:iterations=200:rollout=random,mcts:iterations=100:worlds=4", 60, "e4da2087995d5b7e"),
+    ("moon", 3, "mcts:iterations=200:delegate=0:depth=0,mcts:iterations=150:tree_depth=2:widening=0,greedy", 20, "669dfb023e201b75"),
+    ("moon", 3, "mcts,greedy,greedy", 5, "5f91e4c5e4822045"),
+    ("shifting-stones", 2, "mcts:iterations=200,greedy", 60, "cc61bba8ed7834d3"),
+    ("shifting-stones", 3, "mcts:iterations=200:prior=0:smoothing=0,greedy,mcts:iterations=100:rollout=random:depth=0", 20, "4ee6215433ed3cbf"),
+    ("shifting-stones", 2, "mcts:iterations=120:worlds=3:widening=0,mcts:iterations=150:tree_depth=1:rollout=random", 20, "fb3450d836a837a7"),
+    ("sequence-stacks", 2, "mcts:iterations=200", 60, "258cc6f02f696eeb"),
+    ("sequence-stacks", 3, "mcts:iterations=200:tree_depth=0,greedy,mcts:iterations=100:rollout=random:worlds=2", 20, "1d448047df233025"),
+    ("moon", 3, "flatmc:playouts=2,greedy,flatmc:playouts=1", 30, "17094e9bb7337e31"),
+    ("sequence-stacks", 2, "flatmc:playouts=1", 30, "97f74489bbbcb88c"),
+    ("kuhn", 2, "mcts:iterations=50,flatmc:playouts=3", 300, "6eb4917a226eb322"),
+]
+
+
+@pytest.mark.parametrize("game,players,spec,games,digest", FINGERPRINTS)
+def test_play_fingerprint_is_the_one_recorded_before_the_restructure(game, players, spec, games, digest):
+    import hashlib
+    rows = Batch(RunConfig.build(game, players, spec, {}, 7)).run(0, games)
+    assert hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest()[:16] == digest

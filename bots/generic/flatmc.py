@@ -9,52 +9,59 @@ samples directly, the rollouts through private per-seat streams derived from it,
 rollouts may use the game's ``random_run`` fast path without touching another seat's
 stream.
 
+The playouts are the rollout mcts uses too (``bots/generic/rollout.py``), here with the
+random policy its registration passes (``RANDOM_ROLLOUT``) and no cut-off: every playout
+goes to the end.
+
 Working memory (its seat's rows): int64 ``[view | sample | legal actions | rollout
-streams]`` = 2 state sizes + the action count + players; float64 ``[returns]`` = players.
+streams | the rollout policy's scratch]`` = 2 state sizes + the action count + 2 players
+(random play keeps one unused slot a seat); float64 ``[returns | the policy's scratch]`` =
+2 players.
 """
 import numpy as np
 
+from bots.generic.rollout import RANDOM_ROLLOUT, Rollout, rollout
 from bots.registry import BotParam, BotSpec, register_bot
-from simcore.rng import GOLDEN, mix64, next_u64
 
 P_PLAYOUTS = 0
+# the policy its playouts play, passed in here: random (the game's random_action)
+POLICY_LINK = RANDOM_ROLLOUT
+
+
+def memory(info, players, values):
+    gi, gf = POLICY_LINK.memory(info)
+    return (2 * info.state_size(players) + info.num_actions + players + players * gi,
+            players + players * gf)
+
 
 SPEC = BotSpec(
     "flatmc",
     "flat Monte Carlo: per legal action, random playouts from worlds sampled from its own "
     "view; the best mean return wins (ties: lowest action)",
     (BotParam("playouts", 8, 1, 10000, "playouts per legal action", integer=True),),
-    memory=lambda info, players, values: (2 * info.state_size(players) + info.num_actions + players,
-                                          players),
+    memory=memory,
 )
 REQUIRES = ("determinize", "legal_actions", "apply", "is_terminal", "current_player",
             "random_action", "returns")
 
 
-def rollout(sim, params, rng, seat, streams):
-    """Random play of ``sim`` to its end, every seat drawing from a stream derived from
-    ``rng[seat]`` (which advances once)."""
-    base = next_u64(rng, seat)
-    for s in range(streams.shape[0]):
-        streams[s] = np.int64(mix64(base + np.uint64(s + 1) * GOLDEN))
-    while not is_terminal(sim):  # noqa: F821 (bound per game)
-        if random_run(sim, params, streams) > 0:  # noqa: F821
-            continue
-        p = current_player(sim)  # noqa: F821
-        apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
-
-
 def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem, fmem):
     players = imem.shape[0]
     size = given_view.shape[0]
+    na = NUM_ACTIONS  # noqa: F821 (bound per game)
     playouts = np.int64(bot_params[seat, P_PLAYOUTS])
     row = imem[seat]
+    frow = fmem[seat]
     view = row[0:size]
     sample = row[size:2 * size]
-    rest = row[2 * size:]
-    legal = rest[0:rest.shape[0] - players]
-    streams = rest[rest.shape[0] - players:]
-    ret = fmem[seat]
+    o = 2 * size
+    work = Rollout(row[o:o + na], row[o + na:o + na + players],
+                   row[o + na + players:o + na + players + players * POLICY_INTS].reshape(  # noqa: F821
+                       (players, POLICY_INTS)),  # noqa: F821
+                   frow[players:players + players * POLICY_FLOATS].reshape(  # noqa: F821
+                       (players, POLICY_FLOATS)),  # noqa: F821
+                   frow[0:players])
+    legal = work.legal
     for i in range(size):
         view[i] = given_view[i]
     determinize(view, params, seat, rng, seat, sample)  # noqa: F821
@@ -69,13 +76,18 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
         for _ in range(playouts):
             determinize(view, params, seat, rng, seat, sample)  # noqa: F821
             apply(sample, params, legal[i])  # noqa: F821
-            rollout(sample, params, rng, seat, streams)
-            returns(sample, params, players, ret)  # noqa: F821
-            total += ret[seat]
+            # random play to the end, valued by returns
+            rollout(sample, params, rng, seat, False, np.int64(0), work)
+            total += work.value[seat]
         if total > best:
             best = total
             best_action = legal[i]
     return best_action
+
+
+def bind_extra(game):
+    """The compiled copy's globals: the rollout policy's and the game's action count."""
+    return {**POLICY_LINK.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
 
 
 # Numba compiles a callee with its caller's reference-counting setting unless the callee
@@ -85,4 +97,5 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
 JIT_OPTIONS = {"choose": {"_nrt": True}}
 
 
-register_bot(SPEC, choose, helpers=(rollout,), requires=REQUIRES, jit_options=JIT_OPTIONS)
+register_bot(SPEC, choose, helpers=(rollout,), requires=REQUIRES, extra=bind_extra,
+             jit_options=JIT_OPTIONS)

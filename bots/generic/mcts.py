@@ -73,31 +73,58 @@ decisions and the greedy moves it consults are the greedy bot's on a determinize
 ``rng[seat]``: samples and expansions directly, each rollout through private per-seat
 streams derived from it.
 
-Working memory (its seat's rows; ``G``/``GF`` = the greedy bot's int/float memory at the
-game's most players, ``S`` = state size, ``A`` = action count, ``P`` = players,
-``N`` = iterations + 1 nodes)::
+The code reads like mctx's ``tree.py`` and OpenSpiel's ``ismcts.py``: the tree is a set of
+named arrays of documented shapes (``Tree``), one iteration is ``simulate`` (``select`` a
+child while every legal action has one, else ``expand`` one) then the shared ``rollout``
+(``bots/generic/rollout.py``, also flatmc's) then ``backup``.  The rollout policy (also the
+policy the prior and delegated decisions consult) is passed in at registration:
+``POLICY_LINK``, the game's ``greedy`` bot.
 
-    int64  [0 : P*G]           greedy scratch, one G-slot row per seat it plays for
-           [LAST_ITERATIONS]   iterations the last decision ran (0: forced or delegated)
-           view[S] world[S] sample[S]      the seat's view, a PIMC world, the walked world
-           legal[A] mark[A] seen[A]        legal actions; per action: stamp of the node
-                                           visit where it is legal / has a child
-           streams[P]          rollout streams
-           tree[N * NODE_INTS] node i at i * NODE_INTS: ACTION, PARENT, CHILD (first),
-                               SIBLING (next), VISITS, AVAIL, MOVER (seat that chose it),
-                               SUGGESTED (1: the greedy move)
-    float64 [0 : P*GF]         greedy scratch
-           value[P]            returns / evaluate of the last rollout
-           votes[A]            PIMC votes
-           sums[N * P]         per node, per seat: summed values
+The tree (``N`` = iterations + 1 nodes, ``P`` = players); node ``ROOT_INDEX`` is the root,
+children are a linked list (``CHILD`` the newest, ``SIBLING`` the next older).  Its int
+fields are the columns of one ``[N, NODE_INTS]`` table, so the fields of a node that a
+selection step reads share a cache line; each column is a ``Tree`` array of shape ``[N]``::
 
-At the default budget (3,000 iterations) that is about 200 KB + 72 KB (3 players) per
-seat, allocated once per chunk and reused by every decision.
+    ACTION     [0]         the action its parent took to reach it (-1: the root)
+    PARENT     [1]         its parent (NO_NODE: the root)
+    CHILD      [2]         its newest child (NO_NODE: none yet)
+    SIBLING    [3]         the next older child of its parent (NO_NODE: none)
+    VISITS     [4]         iterations backed up through it
+    AVAIL      [5]         walks through its parent in whose world its action was legal
+    MOVER      [6]         the seat that chose its action (-1: the root)
+    SUGGESTED  [7]         1: the policy move of its mover in the world that expanded it
+
+and ``sums`` ``[N, P]``: per node, per seat, the summed values backed up through it.
+
+Working memory (its seat's rows, in order; ``G``/``GF`` = the policy bot's int/float
+memory at the game's most players, ``S`` = state size, ``A`` = action count)::
+
+    int64   policy ints [P, G]    the policy bot's scratch, one row per seat it plays for
+            header [HEADER]       LAST_ITERATIONS: iterations the last decision ran
+                                  (0: forced or delegated)
+            view, world, sample [S]  the seat's view, a PIMC world, the walked world
+            legal [A]             the legal actions of the walked world's decision
+            mark, seen [A]        per action: the stamp of the node visit where it is legal /
+                                  has a child (UNVISITED: none yet)
+            streams [P]           rollout streams
+            tree [N, NODE_INTS]   the node table
+    float64 policy floats [P, GF] the policy bot's scratch
+            value [P]             returns / evaluate of the last rollout
+            votes [A]             PIMC votes
+            sums [N, P]           the tree's summed values
+
+``int_row`` / ``float_row`` give where each region starts: ``memory`` sizes the rows by
+them and ``choose`` cuts them by them.  At the default budget (3,000 iterations) that is
+about 200 KB + 72 KB (3 players) per seat, allocated once per chunk and reused by every
+decision.
 """
 import numpy as np
+from collections import namedtuple
 
+from bots.generic.rollout import Rollout, RolloutPolicy, rollout
 from bots.registry import BotParam, BotSpec, register_bot
-from simcore.rng import GOLDEN, below, mix64, next_u64
+from simcore.layout import Field, Layout
+from simcore.rng import below
 
 P_ITERATIONS = 0
 P_EXPLORATION = 1
@@ -113,22 +140,59 @@ P_TREE_DEPTH = 9
 ROLLOUT_RANDOM = 0
 ROLLOUT_GREEDY = 1
 
-# node fields
-ACTION = 0
-PARENT = 1
-CHILD = 2
-SIBLING = 3
-VISITS = 4
-AVAIL = 5
-MOVER = 6
-SUGGESTED = 7  # 1: the game's greedy move for its mover in the world that expanded it
-NODE_INTS = 8
+# the rollout policy, passed in here rather than looked up by the search: the game's greedy
+# bot plays the rollouts, gives the prior's move and makes the delegated decisions
+POLICY_LINK = RolloutPolicy("greedy")
+
+# one row of the node table per node (the module docstring draws it; a test holds the two
+# together)
+NODE = Layout(
+    Field("ACTION", 1, "the action its parent took to reach it (-1: the root)"),
+    Field("PARENT", 1, "its parent (NO_NODE: the root)"),
+    Field("CHILD", 1, "its newest child (NO_NODE: none yet)"),
+    Field("SIBLING", 1, "the next older child of its parent (NO_NODE: none)"),
+    Field("VISITS", 1, "iterations backed up through it"),
+    Field("AVAIL", 1, "walks through its parent in whose world its action was legal"),
+    Field("MOVER", 1, "the seat that chose its action (-1: the root)"),
+    Field("SUGGESTED", 1, "1: the policy move of its mover in the world that expanded it"),
+    size_name="NODE_INTS",
+)
+NODE.export(globals())
 ROOT_INDEX = 0
 NO_NODE = -1
 UNVISITED = -1  # a mark/seen stamp no node visit has
 
-LAST_ITERATIONS = 0  # header slot after the greedy scratch
+LAST_ITERATIONS = 0  # header slot
 HEADER = 1
+
+# the tree (N nodes, P players): each int field an [N] column of the node table (NODE)
+Tree = namedtuple("Tree", (
+    "action",     # int64 [N]  ACTION: the action its parent took to reach it
+    "parent",     # int64 [N]  PARENT (NO_NODE: the root)
+    "child",      # int64 [N]  CHILD: its newest child (NO_NODE: none yet)
+    "sibling",    # int64 [N]  SIBLING: the next older child of its parent
+    "visits",     # int64 [N]  VISITS: iterations backed up through it
+    "avail",      # int64 [N]  AVAIL: walks through its parent in whose world it was legal
+    "mover",      # int64 [N]  MOVER: the seat that chose its action
+    "suggested",  # int64 [N]  SUGGESTED: 1 when it holds the policy's move
+    "sums",       # float64 [N, P]  per node, per seat: the values backed up through it
+))
+# what one search walks with besides the tree (arrays cut from the seat's memory)
+Work = namedtuple("Work", (
+    "seat_view",  # int64 [S]  the seat's view (not "view": Numba reads .view as ndarray.view)
+    "world",   # int64 [S]  PIMC: the world every iteration of this search walks
+    "sample",  # int64 [S]  the walked world
+    "mark",    # int64 [A]  per action: the stamp of the node visit in whose world it is legal
+    "seen",    # int64 [A]  per action: the stamp of the node visit where it has a child
+    "ro",      # Rollout    the rollout's scratch (its legal list is also the walk's)
+))
+# the search's settings, read once per decision from the seat's parameters
+Config = namedtuple("Config", ("c", "prior", "widening", "smoothing", "depth", "tree_depth",
+                               "use_policy"))
+# where each region of the seat's int64 / float64 row starts (``end``: the row's length)
+IntRow = namedtuple("IntRow", ("policy", "header", "seat_view", "world", "sample", "legal", "mark",
+                               "seen", "streams", "tree", "end"))
+FloatRow = namedtuple("FloatRow", ("policy", "value", "votes", "sums", "end"))
 
 DEFAULT_ITERATIONS = 3000
 
@@ -156,28 +220,43 @@ PARAMS = (
 )
 
 
-def _greedy(game):
-    """The game's greedy bot spec (None when it has none)."""
-    from bots.registry import bots_for
-    return next((b for b in bots_for(game) if b.name == "greedy"), None)
+def int_row(players, policy_ints, size, actions, nodes):
+    """Where each region of the seat's int64 row starts (module docstring)."""
+    policy = 0
+    header = policy + players * policy_ints
+    seat_view = header + HEADER
+    world = seat_view + size
+    sample = world + size
+    legal = sample + size
+    mark = legal + actions
+    seen = mark + actions
+    streams = seen + actions
+    tree = streams + players
+    return IntRow(policy, header, seat_view, world, sample, legal, mark, seen, streams, tree,
+                  tree + nodes * NODE_INTS)
 
 
-def _greedy_memory(info):
-    spec = _greedy(info.name)
-    if spec is None:
-        return 1, 1
-    ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
-    return max(1, int(ints)), max(1, int(floats))
+def float_row(players, policy_floats, actions, nodes):
+    """Where each region of the seat's float64 row starts (module docstring)."""
+    policy = 0
+    value = policy + players * policy_floats
+    votes = value + players
+    sums = votes + actions
+    return FloatRow(policy, value, votes, sums, sums + nodes * players)
 
 
 def memory(info, players, values):
-    gi, gf = _greedy_memory(info)
-    size = info.state_size(players)
-    actions = info.num_actions
+    gi, gf = POLICY_LINK.memory(info)
     nodes = int(values[P_ITERATIONS]) + 1
-    ints = players * gi + HEADER + 3 * size + 3 * actions + players + nodes * NODE_INTS
-    floats = players * gf + players + actions + nodes * players
+    ints = int_row(players, gi, info.state_size(players), info.num_actions, nodes).end
+    floats = float_row(players, gf, info.num_actions, nodes).end
     return ints, floats
+
+
+def iterations_slot(info, players):
+    """The int64 slot of a seat's row holding the iterations its last decision ran."""
+    gi, _ = POLICY_LINK.memory(info)
+    return int_row(players, gi, 0, 0, 0).header + LAST_ITERATIONS
 
 
 SPEC = BotSpec(
@@ -191,220 +270,219 @@ REQUIRES = ("determinize", "legal_actions", "apply", "is_terminal", "current_pla
             "random_action", "returns")
 
 
-def bind_extra(game):
-    """The game's greedy bot (compiled policy, default parameters, scratch size)."""
-    from bots.registry import MAX_BOT_PARAMS, bound_policy
-    from simcore.protocol import no_policy
-
-    info = game.INFO
-    spec = _greedy(info.name)
-    table = np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64)
-    gi, gf = _greedy_memory(info)
-    common = {"GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
-              "NUM_ACTIONS": info.num_actions}
-    if spec is None:
-        return {"greedy_policy": no_policy, "HAS_GREEDY": False, **common}
-    table[:, :len(spec.params)] = [p.default for p in spec.params]
-    return {"greedy_policy": bound_policy(info.name, "greedy"), "HAS_GREEDY": True, **common}
-
-
-def rollout(sim, params, rng, seat, streams, greedy, depth, gi, gf, legal, out):
-    """Finish ``sim`` (random or greedy play, every seat on a stream derived from
-    ``rng[seat]``, which advances once) up to ``depth`` decisions, then value it into
-    ``out``: ``returns`` at the end, the game's ``evaluate`` at a cut-off."""
-    players = out.shape[0]
-    base = next_u64(rng, seat)
-    for s in range(streams.shape[0]):
-        streams[s] = np.int64(mix64(base + np.uint64(s + 1) * GOLDEN))
-    steps = 0
-    if greedy:
-        while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821
-            p = current_player(sim)  # noqa: F821
-            m = legal_actions(sim, params, legal)  # noqa: F821
-            apply(sim, params, greedy_policy(sim, legal, m, GREEDY_BOT_PARAMS, params,  # noqa: F821
-                                             streams, p, gi, gf))
-            steps += 1
-    elif depth == 0:
-        while not is_terminal(sim):  # noqa: F821
-            if random_run(sim, params, streams) > 0:  # noqa: F821
-                continue
-            p = current_player(sim)  # noqa: F821
-            apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
-    else:
-        while not is_terminal(sim) and steps < depth:  # noqa: F821
-            p = current_player(sim)  # noqa: F821
-            apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
-            steps += 1
-    if is_terminal(sim):  # noqa: F821
-        returns(sim, params, players, out)  # noqa: F821
-    else:
-        evaluate(sim, params, players, out)  # noqa: F821
+# ---- the tree ------------------------------------------------------------------------------
+def reset(tree, work):
+    """An empty tree (the root alone) and no stamps."""
+    tree.action[ROOT_INDEX] = -1
+    tree.parent[ROOT_INDEX] = NO_NODE
+    tree.child[ROOT_INDEX] = NO_NODE
+    tree.sibling[ROOT_INDEX] = NO_NODE
+    tree.visits[ROOT_INDEX] = 0
+    tree.avail[ROOT_INDEX] = 0
+    tree.mover[ROOT_INDEX] = -1
+    tree.suggested[ROOT_INDEX] = 0
+    for s in range(tree.sums.shape[1]):
+        tree.sums[ROOT_INDEX, s] = 0.0
+    for a in range(work.mark.shape[0]):
+        work.mark[a] = UNVISITED
+        work.seen[a] = UNVISITED
 
 
-def search(world, fresh, view, params, rng, seat, iterations, c, greedy, depth, prior, widening,
-           smoothing, tree_depth, sample, legal, mark, seen, streams, tree, sums, out, gi, gf):
-    """``iterations`` iterations of one tree from the root; each walks ``sample``, a
-    fresh determinization (``fresh``) or a copy of ``world``."""
-    players = out.shape[0]
-    tree[ROOT_INDEX * NODE_INTS + ACTION] = -1
-    tree[ROOT_INDEX * NODE_INTS + PARENT] = NO_NODE
-    tree[ROOT_INDEX * NODE_INTS + CHILD] = NO_NODE
-    tree[ROOT_INDEX * NODE_INTS + SIBLING] = NO_NODE
-    tree[ROOT_INDEX * NODE_INTS + VISITS] = 0
-    tree[ROOT_INDEX * NODE_INTS + AVAIL] = 0
-    tree[ROOT_INDEX * NODE_INTS + MOVER] = -1
-    tree[ROOT_INDEX * NODE_INTS + SUGGESTED] = 0
-    for s in range(players):
-        sums[ROOT_INDEX * players + s] = 0.0
-    for a in range(mark.shape[0]):
-        mark[a] = UNVISITED
-        seen[a] = UNVISITED
+def add_child(tree, node, new, action, mover, suggested):
+    """Node ``new`` (the next free index): ``mover``'s ``action`` below ``node``, the
+    newest of its children, available once (the walk that adds it)."""
+    tree.action[new] = action
+    tree.parent[new] = node
+    tree.child[new] = NO_NODE
+    tree.sibling[new] = tree.child[node]
+    tree.visits[new] = 0
+    tree.avail[new] = 1
+    tree.mover[new] = mover
+    tree.suggested[new] = suggested
+    for s in range(tree.sums.shape[1]):
+        tree.sums[new, s] = 0.0
+    tree.child[node] = new
+
+
+def select(tree, work, cfg, node, p, stamp):
+    """UCB1 with availability counts over ``node``'s children that ``p`` chose and whose
+    action is legal in this world (``mark == stamp``): each is counted available and noted
+    as tried (``seen = stamp``).  A child's mean starts from ``smoothing`` virtual visits
+    at the node's mean; the policy's child gets ``prior / (visits + 1)`` more.  Returns
+    (the best child, NO_NODE when none, and how many there were)."""
+    players = tree.sums.shape[1]
+    nv = tree.visits[node]
+    q = tree.sums[node, p] / nv if nv > 0 else 1.0 / players
+    tried = 0
+    best = NO_NODE
+    best_value = -np.inf
+    ch = tree.child[node]
+    while ch != NO_NODE:
+        a = tree.action[ch]
+        if work.mark[a] == stamp and tree.mover[ch] == p:
+            work.seen[a] = stamp
+            tried += 1
+            tree.avail[ch] += 1
+            n = tree.visits[ch]
+            v = ((tree.sums[ch, p] + cfg.smoothing * q) / (n + cfg.smoothing)
+                 + cfg.c * np.sqrt(np.log(tree.avail[ch]) / n))
+            if tree.suggested[ch] != 0:
+                v += cfg.prior / (n + 1)
+            if v > best_value:
+                best_value = v
+                best = ch
+        ch = tree.sibling[ch]
+    return best, tried
+
+
+def widened(tree, cfg, node, m):
+    """How many children ``node`` may have among ``m`` legal actions: all at the root or
+    without widening, else 1 + widening * sqrt(visits)."""
+    if cfg.widening > 0 and node != ROOT_INDEX:
+        return min(m, 1 + np.int64(cfg.widening * np.sqrt(np.float64(tree.visits[node]))))
+    return m
+
+
+def expansion(work, cfg, params, rng, seat, p, m, tried, stamp):
+    """The action a new child of the walked node takes, and whether it is the policy's:
+    with a prior, the policy's move for ``p`` in this world when it has no child yet;
+    else one of the ``m - tried`` legal actions without one, at random."""
+    legal = work.ro.legal
+    if cfg.prior > 0:
+        g = POLICY(work.sample, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821 (bound)
+                   work.ro.streams, p, work.ro.ints, work.ro.floats)
+        if g >= 0 and work.mark[g] == stamp and work.seen[g] != stamp:
+            return g, 1
+    k = below(rng, seat, m - tried)
+    for i in range(m):
+        if work.seen[legal[i]] != stamp:
+            if k == 0:
+                return legal[i], 0
+            k -= 1
+    return -1, 0
+
+
+def simulate(tree, work, cfg, params, rng, seat, count, stamp):
+    """Walk ``work.sample`` down the tree from the root: at each node, ``select`` among
+    its children legal in this world, until a node may have another child (``expand``
+    one and stop), the world ends or the walk is ``tree_depth`` deep.  Returns (the node
+    reached, the node count, the last stamp)."""
+    sample = work.sample
+    legal = work.ro.legal
+    node = ROOT_INDEX
+    level = 0
+    while not is_terminal(sample) and (cfg.tree_depth == 0 or level < cfg.tree_depth):  # noqa: F821
+        level += 1
+        p = current_player(sample)  # noqa: F821
+        m = legal_actions(sample, params, legal)  # noqa: F821
+        stamp += 1
+        for i in range(m):
+            work.mark[legal[i]] = stamp
+        best, tried = select(tree, work, cfg, node, p, stamp)
+        if tried < widened(tree, cfg, node, m):
+            # expand
+            action, suggested = expansion(work, cfg, params, rng, seat, p, m, tried, stamp)
+            add_child(tree, node, count, action, p, suggested)
+            apply(sample, params, action)  # noqa: F821
+            return count, count + 1, stamp
+        apply(sample, params, tree.action[best])  # noqa: F821
+        node = best
+    return node, count, stamp
+
+
+def backup(tree, node, value):
+    """Add the rollout's per-seat ``value`` to ``node`` and every node above it."""
+    while node != NO_NODE:
+        tree.visits[node] += 1
+        for s in range(value.shape[0]):
+            tree.sums[node, s] += value[s]
+        node = tree.parent[node]
+
+
+def search(tree, work, cfg, fresh, params, rng, seat, iterations):
+    """``iterations`` iterations of one tree from the root; each walks a fresh
+    determinization of the view (``fresh``) or a copy of ``work.world``."""
+    reset(tree, work)
     count = 1
     stamp = 0
     for _ in range(iterations):
         if fresh:
-            determinize(view, params, seat, rng, seat, sample)  # noqa: F821
+            determinize(work.seat_view, params, seat, rng, seat, work.sample)  # noqa: F821
         else:
-            for i in range(sample.shape[0]):
-                sample[i] = world[i]
-        node = ROOT_INDEX
-        level = 0
-        while not is_terminal(sample) and (tree_depth == 0 or level < tree_depth):  # noqa: F821
-            level += 1
-            p = current_player(sample)  # noqa: F821
-            m = legal_actions(sample, params, legal)  # noqa: F821
-            stamp += 1
-            for i in range(m):
-                mark[legal[i]] = stamp
-            tried = 0
-            best = NO_NODE
-            best_value = -np.inf
-            nv = tree[node * NODE_INTS + VISITS]
-            q = sums[node * players + p] / nv if nv > 0 else 1.0 / players
-            ch = tree[node * NODE_INTS + CHILD]
-            while ch != NO_NODE:
-                b = ch * NODE_INTS
-                a = tree[b + ACTION]
-                if mark[a] == stamp and tree[b + MOVER] == p:
-                    seen[a] = stamp
-                    tried += 1
-                    tree[b + AVAIL] += 1
-                    n = tree[b + VISITS]
-                    v = ((sums[ch * players + p] + smoothing * q) / (n + smoothing)
-                         + c * np.sqrt(np.log(tree[b + AVAIL]) / n))
-                    if tree[b + SUGGESTED] != 0:
-                        v += prior / (n + 1)
-                    if v > best_value:
-                        best_value = v
-                        best = ch
-                ch = tree[b + SIBLING]
-            limit = m
-            if widening > 0 and node != ROOT_INDEX:
-                limit = min(m, 1 + np.int64(widening * np.sqrt(np.float64(nv))))
-            if tried < limit:
-                action = -1
-                suggested = 0
-                if prior > 0:
-                    # the greedy move of this world first, with a progressive bias
-                    g = greedy_policy(sample, legal, m, GREEDY_BOT_PARAMS, params,  # noqa: F821
-                                      streams, p, gi, gf)
-                    if g >= 0 and mark[g] == stamp and seen[g] != stamp:
-                        action = g
-                        suggested = 1
-                if action < 0:
-                    k = below(rng, seat, m - tried)
-                    for i in range(m):
-                        if seen[legal[i]] != stamp:
-                            if k == 0:
-                                action = legal[i]
-                                break
-                            k -= 1
-                new = count
-                count += 1
-                b = new * NODE_INTS
-                tree[b + ACTION] = action
-                tree[b + PARENT] = node
-                tree[b + CHILD] = NO_NODE
-                tree[b + SIBLING] = tree[node * NODE_INTS + CHILD]
-                tree[b + VISITS] = 0
-                tree[b + AVAIL] = 1
-                tree[b + MOVER] = p
-                tree[b + SUGGESTED] = suggested
-                for s in range(players):
-                    sums[new * players + s] = 0.0
-                tree[node * NODE_INTS + CHILD] = new
-                apply(sample, params, action)  # noqa: F821
-                node = new
-                break
-            apply(sample, params, tree[best * NODE_INTS + ACTION])  # noqa: F821
-            node = best
-        rollout(sample, params, rng, seat, streams, greedy, depth, gi, gf, legal, out)
-        while node != NO_NODE:
-            tree[node * NODE_INTS + VISITS] += 1
-            for s in range(players):
-                sums[node * players + s] += out[s]
-            node = tree[node * NODE_INTS + PARENT]
+            for i in range(work.sample.shape[0]):
+                work.sample[i] = work.world[i]
+        node, count, stamp = simulate(tree, work, cfg, params, rng, seat, count, stamp)
+        rollout(work.sample, params, rng, seat, cfg.use_policy, cfg.depth, work.ro)
+        backup(tree, node, work.ro.value)
 
 
 def most_visited(tree):
     """The root child with the most visits (ties: the lowest action)."""
     best_action = -1
     best_visits = -1
-    ch = tree[ROOT_INDEX * NODE_INTS + CHILD]
+    ch = tree.child[ROOT_INDEX]
     while ch != NO_NODE:
-        n = tree[ch * NODE_INTS + VISITS]
-        a = tree[ch * NODE_INTS + ACTION]
+        n = tree.visits[ch]
+        a = tree.action[ch]
         if n > best_visits or (n == best_visits and a < best_action):
             best_visits = n
             best_action = a
-        ch = tree[ch * NODE_INTS + SIBLING]
+        ch = tree.sibling[ch]
     return best_action
+
+
+def vote(tree, votes, weight):
+    """A PIMC world's votes: every root child's visits, and ``weight`` (more than all
+    visits) for its most visited action."""
+    ch = tree.child[ROOT_INDEX]
+    while ch != NO_NODE:
+        votes[tree.action[ch]] += tree.visits[ch]
+        ch = tree.sibling[ch]
+    votes[most_visited(tree)] += weight
+
+
+# ---- the decision ------------------------------------------------------------------------
+def config(bot_params, seat):
+    """The search's settings from the seat's parameters (a game without the policy bot
+    rolls out at random and has no prior)."""
+    use_policy = HAS_POLICY and np.int64(bot_params[seat, P_ROLLOUT]) == ROLLOUT_GREEDY  # noqa: F821
+    prior = bot_params[seat, P_PRIOR] if HAS_POLICY else 0.0  # noqa: F821
+    return Config(bot_params[seat, P_EXPLORATION], prior, bot_params[seat, P_WIDENING],
+                  bot_params[seat, P_SMOOTHING], np.int64(bot_params[seat, P_DEPTH]),
+                  np.int64(bot_params[seat, P_TREE_DEPTH]), use_policy)
 
 
 def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem, fmem):
     players = imem.shape[0]
     size = given_view.shape[0]
+    na = NUM_ACTIONS  # noqa: F821
     iterations = np.int64(bot_params[seat, P_ITERATIONS])
-    c = bot_params[seat, P_EXPLORATION]
-    greedy = HAS_GREEDY and np.int64(bot_params[seat, P_ROLLOUT]) == ROLLOUT_GREEDY  # noqa: F821
-    depth = np.int64(bot_params[seat, P_DEPTH])
     worlds = np.int64(bot_params[seat, P_WORLDS])
     delegate = np.int64(bot_params[seat, P_DELEGATE])
-    prior = bot_params[seat, P_PRIOR] if HAS_GREEDY else 0.0  # noqa: F821
-    widening = bot_params[seat, P_WIDENING]
-    smoothing = bot_params[seat, P_SMOOTHING]
-    tree_depth = np.int64(bot_params[seat, P_TREE_DEPTH])
+    cfg = config(bot_params, seat)
+    nodes = iterations + 1
+
+    # the seat's memory as named arrays
     row = imem[seat]
     frow = fmem[seat]
-    o = players * GREEDY_INTS  # noqa: F821
-    gi = row[0:o].reshape((players, GREEDY_INTS))  # noqa: F821
-    header = o
-    row[header + LAST_ITERATIONS] = 0
-    o += HEADER
-    view = row[o:o + size]
-    o += size
-    world = row[o:o + size]
-    o += size
-    sample = row[o:o + size]
-    o += size
-    na = NUM_ACTIONS  # noqa: F821
-    legal = row[o:o + na]
-    o += na
-    mark = row[o:o + na]
-    o += na
-    seen = row[o:o + na]
-    o += na
-    streams = row[o:o + players]
-    o += players
-    tree = row[o:]
-    f = players * GREEDY_FLOATS  # noqa: F821
-    gf = frow[0:f].reshape((players, GREEDY_FLOATS))  # noqa: F821
-    out = frow[f:f + players]
-    f += players
-    votes = frow[f:f + na]
-    f += na
-    sums = frow[f:]
+    at = int_row(players, POLICY_INTS, size, na, nodes)  # noqa: F821
+    fat = float_row(players, POLICY_FLOATS, na, nodes)  # noqa: F821
+    table = row[at.tree:at.end].reshape((nodes, NODE_INTS))
+    tree = Tree(table[:, ACTION], table[:, PARENT], table[:, CHILD], table[:, SIBLING],
+                table[:, VISITS], table[:, AVAIL], table[:, MOVER], table[:, SUGGESTED],
+                frow[fat.sums:fat.end].reshape((nodes, players)))
+    ro = Rollout(row[at.legal:at.mark], row[at.streams:at.tree],
+                 row[at.policy:at.header].reshape((players, POLICY_INTS)),  # noqa: F821
+                 frow[fat.policy:fat.value].reshape((players, POLICY_FLOATS)),  # noqa: F821
+                 frow[fat.value:fat.votes])
+    work = Work(row[at.seat_view:at.world], row[at.world:at.sample], row[at.sample:at.legal],
+                row[at.mark:at.seen], row[at.seen:at.streams], ro)
+    votes = frow[fat.votes:fat.sums]
+    row[at.header + LAST_ITERATIONS] = 0
 
+    view = work.seat_view
+    sample = work.sample
+    legal = ro.legal
     for i in range(size):
         view[i] = given_view[i]
     determinize(view, params, seat, rng, seat, sample)  # noqa: F821
@@ -412,28 +490,22 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
     n = legal_actions(sample, params, legal)  # noqa: F821
     if n == 1:
         return legal[0]
-    if HAS_GREEDY and delegate > 0 and legal[0] >= delegate:  # noqa: F821
-        return greedy_policy(sample, legal, n, GREEDY_BOT_PARAMS, params, streams, seat,  # noqa: F821
-                             gi, gf)
+    if HAS_POLICY and delegate > 0 and legal[0] >= delegate:  # noqa: F821
+        return POLICY(sample, legal, n, POLICY_BOT_PARAMS, params, ro.streams, seat,  # noqa: F821
+                      ro.ints, ro.floats)
     if worlds == 0:
-        search(world, True, view, params, rng, seat, iterations, c, greedy, depth, prior, widening, smoothing, tree_depth, sample,
-               legal, mark, seen, streams, tree, sums, out, gi, gf)
-        row[header + LAST_ITERATIONS] = iterations
+        search(tree, work, cfg, True, params, rng, seat, iterations)
+        row[at.header + LAST_ITERATIONS] = iterations
         return most_visited(tree)
     per_world = max(1, iterations // worlds)
     for a in range(na):
         votes[a] = 0.0
     for _ in range(worlds):
-        determinize(view, params, seat, rng, seat, world)  # noqa: F821
-        search(world, False, view, params, rng, seat, per_world, c, greedy, depth, prior, widening, smoothing, tree_depth, sample,
-               legal, mark, seen, streams, tree, sums, out, gi, gf)
-        ch = tree[ROOT_INDEX * NODE_INTS + CHILD]
-        while ch != NO_NODE:
-            votes[tree[ch * NODE_INTS + ACTION]] += tree[ch * NODE_INTS + VISITS]
-            ch = tree[ch * NODE_INTS + SIBLING]
+        determinize(view, params, seat, rng, seat, work.world)  # noqa: F821
+        search(tree, work, cfg, False, params, rng, seat, per_world)
         # the world's vote outweighs every visit count
-        votes[most_visited(tree)] += iterations + 1.0
-    row[header + LAST_ITERATIONS] = per_world * worlds
+        vote(tree, votes, iterations + 1.0)
+    row[at.header + LAST_ITERATIONS] = per_world * worlds
     best = 0
     for a in range(1, na):
         if votes[a] > votes[best]:
@@ -441,10 +513,24 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
     return best
 
 
+def bind_extra(game):
+    """The compiled copy's globals: the rollout policy's (``POLICY_LINK``) and the game's
+    action count."""
+    return {**POLICY_LINK.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
+
+
 # like flatmc: reference counting on for itself and the game kernels it calls
-# (observe/determinize copies, the row reshapes)
-JIT_OPTIONS = {"choose": {"_nrt": True}}
+# (observe/determinize copies, the row reshapes).  The tree's helpers only read and write
+# views ``choose`` holds and allocate nothing: without it a call does not count references
+# to the twenty-odd arrays of ``tree`` and ``work`` (``search`` and ``rollout`` keep it for
+# the game kernels they call)
+JIT_OPTIONS = {"choose": {"_nrt": True},
+               **{name: {"_nrt": False} for name in ("int_row", "float_row", "reset", "add_child",
+                                                      "select", "widened", "expansion", "simulate",
+                                                      "backup", "most_visited", "vote", "config")}}
 
-
-register_bot(SPEC, choose, helpers=(rollout, search, most_visited), requires=REQUIRES, extra=bind_extra,
+# callees first (bots.registry.register_bot)
+HELPERS = (rollout, int_row, float_row, reset, add_child, select, widened, expansion, simulate,
+           backup, search, most_visited, vote, config)
+register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS)

@@ -1,0 +1,121 @@
+"""The rollout the generic search bots share (``flatmc``, ``mcts``), and the link to the
+policy it plays.
+
+``rollout`` finishes a world: up to ``depth`` decisions (0: to the end) of the rollout
+policy, or of the game's ``random_action`` (``random_run``, its fast path, when it plays
+to the end), every seat drawing from a private stream derived from the deciding seat's
+bot stream; then it values the world for every seat, with ``returns`` at the end or the
+game's ``evaluate`` at a cut-off.
+
+The rollout policy is not looked up by the bot at compile time: the bot's registration
+passes a ``RolloutPolicy`` (``RolloutPolicy("greedy")`` for mcts, ``RANDOM_ROLLOUT`` for
+flatmc), whose ``globals`` become the compiled copy's ``extra`` globals and whose
+``memory`` sizes the policy's scratch in the bot's working memory.  A game without the
+named bot gets ``no_policy`` and ``HAS_POLICY`` False: its rollouts are random.
+
+Globals of a compiled copy (``RolloutPolicy.globals``)::
+
+    POLICY              the policy bot's compiled policy (``no_policy``: none)
+    HAS_POLICY          whether the game has it
+    POLICY_BOT_PARAMS   float64 [max players, MAX_BOT_PARAMS]: its default parameters
+    POLICY_INTS         int64 slots of its scratch per seat (G)
+    POLICY_FLOATS       float64 slots of its scratch per seat (GF)
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.rng import GOLDEN, mix64, next_u64
+
+# a rollout's scratch, cut from the searching seat's working memory (P = players,
+# A = the game's action count, G / GF = the policy's scratch per seat)
+Rollout = namedtuple("Rollout", (
+    "legal",    # int64 [A]      the legal actions of the world's decision
+    "streams",  # int64 [P]      the private per-seat streams of this rollout
+    "ints",     # int64 [P, G]   the policy's int scratch, one row per seat it plays for
+    "floats",   # float64 [P, GF] its float scratch
+    "value",    # float64 [P]    per seat: what the rollout's end is worth (returns / evaluate)
+))
+
+
+def rollout(sim, params, rng, seat, use_policy, depth, work):
+    """Finish ``sim`` (the rollout policy for every seat when ``use_policy``, else random
+    play; every seat on a stream derived from ``rng[seat]``, which advances once) up to
+    ``depth`` decisions (0: to the end), then value it into ``work.value``: ``returns``
+    at the end, the game's ``evaluate`` at a cut-off."""
+    streams = work.streams
+    legal = work.legal
+    value = work.value
+    players = value.shape[0]
+    base = next_u64(rng, seat)
+    for s in range(streams.shape[0]):
+        streams[s] = np.int64(mix64(base + np.uint64(s + 1) * GOLDEN))
+    steps = 0
+    if use_policy:
+        while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821 (bound per game)
+            p = current_player(sim)  # noqa: F821
+            m = legal_actions(sim, params, legal)  # noqa: F821
+            apply(sim, params, POLICY(sim, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821
+                                      streams, p, work.ints, work.floats))
+            steps += 1
+    elif depth == 0:
+        while not is_terminal(sim):  # noqa: F821
+            if random_run(sim, params, streams) > 0:  # noqa: F821
+                continue
+            p = current_player(sim)  # noqa: F821
+            apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
+    else:
+        while not is_terminal(sim) and steps < depth:  # noqa: F821
+            p = current_player(sim)  # noqa: F821
+            apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
+            steps += 1
+    if is_terminal(sim):  # noqa: F821
+        returns(sim, params, players, value)  # noqa: F821
+    else:
+        evaluate(sim, params, players, value)  # noqa: F821
+
+
+@dataclass(frozen=True)
+class RolloutPolicy:
+    """The bot a search bot's rollouts (and whatever else it consults the policy for)
+    play, named at the search bot's registration: ``bot`` is one of the game's bots,
+    played with its default parameters; None plays random."""
+    bot: str | None
+
+    def spec(self, game: str):
+        """The policy bot's spec in ``game`` (None: random, or a game without it)."""
+        if self.bot is None:
+            return None
+        from bots.registry import catalogue_entries
+
+        return next((e.spec for e in catalogue_entries(game) if e.spec.name == self.bot), None)
+
+    def memory(self, info) -> tuple[int, int]:
+        """(G, GF): the policy's int64 / float64 scratch per seat, at the game's most
+        players (at least 1 each, so the scratch is never empty)."""
+        spec = self.spec(info.name)
+        if spec is None:
+            return 1, 1
+        ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
+        return max(1, int(ints)), max(1, int(floats))
+
+    def globals(self, game) -> dict:
+        """The compiled copy's globals for ``game`` (module docstring)."""
+        from bots.registry import MAX_BOT_PARAMS, bound_policy
+        from simcore.protocol import no_policy
+
+        info = game.INFO
+        spec = self.spec(info.name)
+        table = np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64)
+        ints, floats = self.memory(info)
+        common = {"POLICY_BOT_PARAMS": table, "POLICY_INTS": ints, "POLICY_FLOATS": floats}
+        if spec is None:
+            return {"POLICY": no_policy, "HAS_POLICY": False, **common}
+        table[:, :len(spec.params)] = [p.default for p in spec.params]
+        return {"POLICY": bound_policy(info.name, self.bot), "HAS_POLICY": True, **common}
+
+
+RANDOM_ROLLOUT = RolloutPolicy(None)
