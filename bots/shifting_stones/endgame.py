@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from simcore.games.shifting_stones import MOVES, card_matches
+from simcore.games.shifting_stones import MOVES, OPT_SKIP_DRAW, card_matches
 from simcore.rng import popcount
 
 from .grid import do_move
@@ -43,7 +43,9 @@ W_STAMP = LEVELS * W_LEVEL
 W_NODES = W_STAMP + 1
 W_ABORT = W_NODES + 1
 W_BUDGET = W_ABORT + 1
-WORK_SIZE = W_BUDGET + 1
+W_SDEPTH = W_BUDGET + 1  # moves in a strike turn's path (at most)
+W_MODE = W_SDEPTH + 1  # 0: the draw averaged (a player); 1: the draw chosen, skips too (a bound)
+WORK_SIZE = W_MODE + 1
 # plan: [d, S, D, value * 1e6, moves...]
 PLAN_D = 0
 PLAN_S = 1
@@ -109,13 +111,19 @@ def value(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, lvl):
     R = H | P | X
     if R == 0:
         return 1.0
-    if sl <= 0:
+    if sl & 63 <= 0:
         return 0.0
-    if popcount(R) <= hs:  # every card is drawn: the piles do not matter
+    if popcount(R) <= hs:  # every card is drawn: the piles do not matter (a skip is a strike
+        # that moves nothing: no better than ending the turn at once)
+        sl = sl & 63
         H = R
         P = np.int64(0)
         X = np.int64(0)
-    key = (g | (H << 27) | (P << 35) | (X << 43) | (sl << 51)) + 1
+    bound = work[W_MODE] == 1
+    # a bound's position after a skip may not skip again (bit 62 of the key)
+    noskip = sl >= 64
+    sl = sl & 63
+    key = (g | (H << 27) | (P << 35) | (X << 43) | (sl << 51) | (np.int64(noskip) << 62)) + 1
     tmask = tk.shape[0] - 1
     slot = _slot(key, tmask)
     if lvl > 0 and tk[slot] == key:
@@ -133,7 +141,7 @@ def value(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, lvl):
     for pas in range(2):
         if pas == 1 and (sl < 2 or done or work[W_ABORT] != 0):
             break
-        depth = min(maxd, nh - 1 + pas)
+        depth = min(maxd, nh - 1) if pas == 0 else min(maxd, nh, work[W_SDEPTH])
         work[W_STAMP] += 1
         stamp = work[W_STAMP]
         d = 0
@@ -241,6 +249,28 @@ def value(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, lvl):
             work[ms + d + 1] = M2
             work[mv + d + 1] = -1
             d += 1
+    if bound and not noskip and not done and sl >= 2 and (P | X) != 0 and work[W_ABORT] == 0:
+        # a skip: a strike that draws skip_draw (2) cards; chosen, not averaged
+        need = params[OPT_SKIP_DRAW]
+        if popcount(P) >= need:
+            r = P
+            while True:
+                if popcount(r) == need:
+                    best = max(best, value(params, cards, hs, g, H | r, P & ~r, X, (sl - 1) | 64, maxd, tk, tv,
+                                           seen, work, lvl + 1))
+                if r == 0 or best >= 1.0 - 1e-12:
+                    break
+                r = (r - 1) & P
+        else:
+            need2 = min(need - popcount(P), popcount(X))
+            r = X
+            while True:
+                if popcount(r) == need2:
+                    best = max(best, value(params, cards, hs, g, H | P | r, X & ~r, np.int64(0), (sl - 1) | 64,
+                                           maxd, tk, tv, seen, work, lvl + 1))
+                if r == 0 or best >= 1.0 - 1e-12:
+                    break
+                r = (r - 1) & X
     best = max(best, 0.0)
     if work[W_ABORT] == 0:
         tk[slot] = key
@@ -257,11 +287,13 @@ def clear_tables(tk, seen):
 
 
 @kernel
-def solve(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, budget):
+def solve(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, budget, sdepth=MAXD, mode=0):
     """``value`` at the root (lvl 0): the win probability, the plan in
     work[WORK_SIZE:WORK_SIZE + PLAN_SIZE] (plan[PLAN_D] = -1 if no turn was found)."""
     work[W_NODES] = 0
     work[W_ABORT] = 0
     work[W_BUDGET] = budget
+    work[W_SDEPTH] = sdepth
+    work[W_MODE] = mode
     work[WORK_SIZE + PLAN_D] = -1
     return value(params, cards, hs, g, H, P, X, sl, maxd, tk, tv, seen, work, np.int64(0))
