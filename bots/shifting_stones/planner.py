@@ -9,7 +9,9 @@ Solo only (at 2-5 players, and with a hand size above 4, it plays ``greedy``):
   runs the exact endgame search (``endgame.value``: every turn as a path of moves with the
   cards scored along it, the payers and the refill, the draw averaged over the pile's
   unknown order) and plays the turn that wins most often, decision by decision (discards
-  before moves, scores as soon as a planned card matches).  With ``budget`` (millions of
+  before moves, scores as soon as a planned card matches).  It searches with 0, 1, ...
+  strikes allowed in turn (each search far smaller than the next) and stops at a sure win;
+  the last allows every strike left.  With ``budget`` (millions of
   paths) exhausted it plays the best turn found so far; when it finds no chance at all it
   plays greedy.
 - Otherwise it plays ``greedy`` with its default parameters.
@@ -168,8 +170,14 @@ def _plan_turn(view, params, seat, row, frow, exact, budget):
         return False
     sl = params[OPT_SOLO_STRIKES] - view[STRIKES]
     work = row[O_WORK:O_TK]
-    v = solve(params, univ, params[OPT_HAND_SIZE], view[GRID], H, P, X, sl, np.int64(MAXD), tk, frow, seent,
-              work, np.int64(budget))
+    # with fewer strikes allowed the search is far smaller, and a sure win there is one here:
+    # allow 0, 1, ... strikes in turn until a sure win (the last search allows them all)
+    v = 0.0
+    for s in range(1, sl + 1):
+        v = solve(params, univ, params[OPT_HAND_SIZE], view[GRID], H, P, X, np.int64(s), np.int64(MAXD), tk, frow,
+                  seent, work, np.int64(budget))
+        if v >= 1.0 - 1e-9:
+            break
     d = work[WORK_SIZE + PLAN_D]
     if v <= 0.0 or d < 0:
         return False
