@@ -23,7 +23,11 @@ reach the same grid with the same moves spent and the same cards matched on the 
 (``seen``, stamped per turn search).  ``node_budget`` bounds the paths tried in one call
 (0: none); when it runs out the result is a lower bound and ``work[W_ABORT]`` is set.
 
-At ``lvl`` 0 the best turn found is written to ``plan``: moves, S and D.
+At ``lvl`` 0 the best turn found is written to the plan (``work[WORK_SIZE:]``): moves, S
+and D.  ``work[W_MODE]`` = 1 is the bound mode of ``tools/solo_bound.py``: every draw is
+chosen rather than averaged and a skip (a strike drawing ``skip_draw`` cards) is tried
+when cards are outside the hand, so its value is 1 whenever any play, even one knowing the
+deck, can win.  ``work[W_SDEPTH]`` caps the moves of a strike turn (default: none).
 """
 import numpy as np
 from numba import njit
@@ -68,11 +72,6 @@ def matchset(params, cards, g, hand):
         if card_matches(params, g, cards[i]):
             out |= np.int64(1) << i
     return out
-
-
-@kernel
-def _key(g, H, P, X, sl):
-    return (g | (H << 27) | (P << 35) | (X << 43) | (sl << 51)) + 1
 
 
 @kernel

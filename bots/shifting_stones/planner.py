@@ -51,8 +51,7 @@ TT_BITS = 20  # position table entries (keys in imem, values in fmem)
 SEEN_BITS = 13  # path table entries (key, stamp pairs; small: it stays in cache, about 2.5x faster than 2^18)
 
 # int64 slots after the greedy scratch
-O_GAME_TURNS = SCRATCH_SIZE  # unused marker
-O_SEEN_LO = SCRATCH_SIZE + 1  # cards seen this game
+O_SEEN_LO = SCRATCH_SIZE  # cards seen this game
 O_SEEN_HI = O_SEEN_LO + 1
 O_ACTIVE = O_SEEN_HI + 1  # 1 while a planned turn is being played
 O_TURN = O_ACTIVE + 1  # TURNS when it was planned
@@ -254,8 +253,6 @@ def planner_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
                 slo |= np.int64(1) << c
             else:
                 shi |= np.int64(1) << (c - HALF)
-    if view[PENDING] >= 0:  # the card just discarded is in the discard pile
-        pass
     row[O_SEEN_LO] = slo
     row[O_SEEN_HI] = shi
     if row[O_ACTIVE] == 1:
