@@ -44,6 +44,8 @@ The package, by layer (each imports only the ones above it):
 - ``listsearch``: the depth-2 search over a placement list (``plan``);
 - ``payer``: which card pays for a plan's first move;
 - ``policy``: the decision, its parameters and memos (``greedy``);
+- ``endgame``: the exact search of a solo endgame over known cards (``value``/``solve``);
+- ``planner``: the solo bot that plays greedy, then the endgame search (``planner``);
 
 Its measurements (cost, profiles, what was tried and not done) are in
 ``docs/shifting-stones-greedy.md``.
@@ -53,6 +55,7 @@ from bots.registry import register_alias, register_bot
 from .grid import do_move
 from .listsearch import plan
 from .plain import search
+from .planner import HELPERS as PLANNER_HELPERS, JIT_OPTIONS as PLANNER_JIT, SPEC as PLANNER_SPEC, planner_policy
 from .policy import GREEDY_SPEC, greedy, greedy_policy
 from .scratch import SCRATCH, SCRATCH_SIZE
 
@@ -62,6 +65,9 @@ __all__ = ["GREEDY_SPEC", "SCRATCH", "SCRATCH_SIZE", "do_move", "greedy", "greed
 # it finds its own moves
 register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False,
              jit_options={"greedy_policy": {"inline": "always", "_nrt": False}})
+# solo: greedy with an exact search of the endgame (planner.py)
+register_bot(PLANNER_SPEC, planner_policy, games=("shifting-stones",), legal=False, helpers=PLANNER_HELPERS,
+             jit_options=PLANNER_JIT)
 # the strongest bot measured here (README, MCTS: 0.667 of 2-player games against greedy)
 register_alias("shifting-stones", "expert", "mcts")
 
