@@ -42,9 +42,13 @@ def tournament_tables(st) -> dict[str, pd.DataFrame]:
     from experiments import skill_chance as sc
     from experiments import tournament as t
 
+    from simcore.games import load_game
+    from simcore.options import set_options
+
     r = st.record
+    variant = set_options(load_game(st.game).INFO.options, r["runs"][0].get("variant") or {})
     study = t.build(st.game, int(r["players"]), ",".join(r["bots"]), int(r["games_per_run"]), int(r["seed"]),
-                    r["runs"][0].get("variant"), r.get("mode", "all"), **_chunk(r))
+                    variant, r.get("mode", "all"), **_chunk(r))
     n_boot = int(r.get("boot", DEFAULT_BOOT))
     collector = t.Collector(study, n_boot)
     _feed(study, collector, st.frame)

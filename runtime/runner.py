@@ -12,6 +12,7 @@ import pandas as pd
 from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
 from simcore.engine import COL_DECISIONS, GAMES_PER_CHUNK
 from simcore.games import load_game
+from simcore.options import set_options
 from . import KernelError  # noqa: F401 (raised here, imported from here by callers)
 from .agents import play_agent_game, run_agent_games
 from .kernels import kernels_for
@@ -90,8 +91,7 @@ class RunConfig:
         # plugin need not pickle, and the receiving side loads the same plugins first
         # (only the options set away from their defaults: a default such as the packaged
         # deck's "" is no value a user could give, and the receiving side fills defaults in)
-        defaults = {o.name: o.default for o in self.info.options}
-        given = {k: v for k, v in self.variant.items() if k not in defaults or v != defaults[k]}
+        given = set_options(self.info.options, self.variant)
         return (_restore_config, (self.game, self.players, tuple(self.bot_labels), given,
                                   self.seed, self.plugins()))
 

@@ -64,10 +64,8 @@ class Option:
                 raise OptionError(f"option {self.name} takes one of {self.describe_range()}, not {raw!r}")
             return text
         if self.kind == "path":
-            # "" is the option's "no file" (its default): a recorded, resolved variant holds it
-            # and must resolve again (the command line refuses an empty value on its own)
             text = str(raw).strip()
-            if not text and self.default != "":
+            if not text:
                 raise OptionError(f"option {self.name} needs a file path")
             return text
         raise AssertionError(self.kind)
@@ -92,6 +90,14 @@ def resolve_variant(options: Sequence[Option], given: Mapping[str, Any] | None) 
         known = ", ".join(o.name for o in options)
         raise OptionError(f"unknown option {unknown[0]!r} (options: {known})")
     return {o.name: (o.parse(given[o.name]) if o.name in given else o.default) for o in options}
+
+
+def set_options(options: Sequence[Option], variant: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of a resolved ``variant`` set away from their defaults: what resolves
+    again to the same variant (a default such as the packaged deck's "" is no value a user
+    could give, so a resolved variant is not itself a valid ``given``)."""
+    defaults = {o.name: o.default for o in options}
+    return {k: v for k, v in variant.items() if k not in defaults or v != defaults[k]}
 
 
 def parse_variant_args(items: Sequence[str]) -> dict[str, str]:
