@@ -52,15 +52,24 @@ def chance_path(game: str) -> Path:
 
 
 @lru_cache(maxsize=None)
-def coin_flip(game: str) -> tuple[float, float, float] | None:
-    """The share of games a coin flip decides between the ladder's bots, with its 95%
-    bootstrap interval (None without a measured ladder)."""
+def chance_table(game: str):
+    """The ladder's skill-against-chance table, one row per pair and ``(all pairs)`` last
+    (None without a measured ladder)."""
     path = chance_path(game)
     if not path.exists():
         return None
     import pandas as pd
 
-    row = pd.read_csv(path).iloc[-1]
+    return pd.read_csv(path)
+
+
+def coin_flip(game: str) -> tuple[float, float, float] | None:
+    """The share of games a coin flip decides between the ladder's bots, with its 95%
+    bootstrap interval (None without a measured ladder)."""
+    table = chance_table(game)
+    if table is None:
+        return None
+    row = table.iloc[-1]
     return float(row["coin_flip"]), float(row["ci_low"]), float(row["ci_high"])
 
 

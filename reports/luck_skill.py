@@ -16,7 +16,7 @@ def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list
     """Per game: each tournament's skill-against-chance figure (the table the tournament
     command printed, recomputed from the stored rows) pair by pair and over all pairs, with the figure over
     the game's measured skill ladder (shipped in ``bots/ladders``) as the reference row."""
-    from bots.ladder import chance_path
+    from bots.ladder import chance_table
     from simcore.games import load_game
 
     per_game: dict[str, list] = {}
@@ -36,9 +36,9 @@ def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list
             findings.append(f"{title} ({name}): between these bots a coin flip decides "
                             f"{B.ci_text((r.coin_flip, r.ci_low, r.ci_high))} of the games and skill the rest "
                             "(the \"X%-coin-flip\" scale: 0% = the stronger bot always wins, 100% = pure chance)")
-        ladder = chance_path(game)
-        if ladder.exists():
-            r = pd.read_csv(ladder).iloc[-1]
+        ladder = chance_table(game)
+        if ladder is not None:
+            r = ladder.iloc[-1]  # over all pairs
             rows.append({"study": "skill ladder (shipped)", "pair": "(all pairs)", "games": int(r.games),
                          "coin_flip": float(r.coin_flip), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high)})
         table = pd.DataFrame(rows)
