@@ -51,10 +51,9 @@ def chance_path(game: str) -> Path:
     return LADDER_DIR / f"{game}-chance.csv"
 
 
-@lru_cache(maxsize=None)
 def chance_table(game: str):
     """The ladder's skill-against-chance table, one row per pair and ``(all pairs)`` last
-    (None without a measured ladder)."""
+    (None without a measured ladder). A fresh frame each call: callers may alter it."""
     path = chance_path(game)
     if not path.exists():
         return None
@@ -81,10 +80,15 @@ def level_of(ci_low: float, ci_high: float, reference: float) -> str:
     return "intermediate"
 
 
-@lru_cache(maxsize=None)
 def ladder(game: str) -> tuple[Rung, ...]:
     """The game's measured rungs, best first (empty when the game has no ladder)."""
-    path = ladder_path(game)
+    return _rungs(ladder_path(game))
+
+
+# Cached on the file's path, not the game's name: whoever points LADDER_DIR elsewhere (a test,
+# a user's ladder folder) reads that folder's ladder, never one cached from the other.
+@lru_cache(maxsize=None)
+def _rungs(path: Path) -> tuple[Rung, ...]:
     if not path.exists():
         return ()
     import pandas as pd

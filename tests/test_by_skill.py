@@ -105,7 +105,6 @@ def test_levels_against_greedy(tmp_path, monkeypatch):
                           "command": "playlab tournament x", "speed_command": "playlab bench x"})
     monkeypatch.setattr(L, "LADDER_DIR", tmp_path)
     frame.to_csv(tmp_path / "sequence-stacks.csv", index=False)
-    L.ladder.cache_clear()
     try:
         assert [r.bot for r in L.ladder("sequence-stacks")] == ["slowbot", "fastbot", "peer", "greedy", "random"]
         assert L.level("sequence-stacks", "random") == "novice"
@@ -117,18 +116,20 @@ def test_levels_against_greedy(tmp_path, monkeypatch):
         out = run("bots", "sequence-stacks").output
         assert "skill: intermediate (rating 0 [-40, 40]" in out and "skill: not on the ladder" in out
     finally:
-        L.ladder.cache_clear()
+        monkeypatch.undo()
+    # the shipped ladder is read again once the folder is restored, not the test's cached one
+    assert L.level("sequence-stacks", "fastbot") is None
+    assert L.chance_table("sequence-stacks") is not None
 
 
 def test_a_game_without_a_ladder_has_no_levels_and_refuses_ladder(tmp_path, monkeypatch):
     monkeypatch.setattr(L, "LADDER_DIR", tmp_path)
-    L.ladder.cache_clear()
-    try:
-        assert L.study_bots("moon") == [] and L.level("moon", "greedy") is None
-        r = CliRunner().invoke(cli, ["fpa", "moon", "--ladder", "--games", "10"])
-        assert r.exit_code != 0 and "no measured skill ladder" in r.output
-    finally:
-        L.ladder.cache_clear()
+    assert L.study_bots("moon") == [] and L.level("moon", "greedy") is None
+    assert L.chance_table("moon") is None
+    r = CliRunner().invoke(cli, ["fpa", "moon", "--ladder", "--games", "10"])
+    assert r.exit_code != 0 and "no measured skill ladder" in r.output
+    monkeypatch.undo()
+    assert L.chance_table("moon") is not None and L.level("moon", "greedy") == "intermediate"
 
 
 @pytest.mark.parametrize("game", ["moon", "shifting-stones", "sequence-stacks"])
