@@ -404,3 +404,20 @@ def test_play_fingerprint_is_the_one_recorded_before_the_restructure(game, playe
     import hashlib
     rows = Batch(RunConfig.build(game, players, spec, {}, 7)).run(0, games)
     assert hashlib.sha256(np.ascontiguousarray(rows).tobytes()).hexdigest()[:16] == digest
+
+
+def test_the_log_table_holds_what_the_compiled_log_gives():
+    # select reads log(availability) from a table; a value off in its last bit could turn a
+    # tie and change play, so the table must equal the compiled np.log exactly
+    from numba import njit
+
+    from bots.generic.mcts import LOG_COUNTS, LOG_TABLE
+
+    @njit
+    def compiled_logs(n):
+        out = np.empty(n)
+        for k in range(n):
+            out[k] = np.log(np.float64(max(k, 1)))
+        return out
+
+    assert np.array_equal(compiled_logs(LOG_TABLE), LOG_COUNTS)

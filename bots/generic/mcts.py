@@ -195,6 +195,10 @@ IntRow = namedtuple("IntRow", ("policy", "header", "seat_view", "world", "sample
 FloatRow = namedtuple("FloatRow", ("policy", "value", "votes", "sums", "end"))
 
 DEFAULT_ITERATIONS = 3000
+# log(k) for the availability counts of UCB (log_count)
+LOG_TABLE = 1 << 14
+# the values the compiled np.log gives (tests/test_mcts.py compares them), so play is unchanged
+LOG_COUNTS = np.log(np.maximum(np.arange(LOG_TABLE, dtype=np.float64), 1.0))
 
 PARAMS = (
     BotParam("iterations", DEFAULT_ITERATIONS, 1, 1_000_000, "iterations per decision", integer=True),
@@ -314,6 +318,7 @@ def select(tree, work, cfg, node, p, stamp):
     nv = tree.visits[node]
     q = tree.sums[node, p] / nv if nv > 0 else 1.0 / players
     tried = 0
+    first = NO_NODE
     best = NO_NODE
     best_value = -np.inf
     ch = tree.child[node]
@@ -323,24 +328,52 @@ def select(tree, work, cfg, node, p, stamp):
             work.seen[a] = stamp
             tried += 1
             tree.avail[ch] += 1
-            n = tree.visits[ch]
-            v = ((tree.sums[ch, p] + cfg.smoothing * q) / (n + cfg.smoothing)
-                 + cfg.c * np.sqrt(np.log(tree.avail[ch]) / n))
-            if tree.suggested[ch] != 0:
-                v += cfg.prior / (n + 1)
-            if v > best_value:
-                best_value = v
-                best = ch
+            # a lone candidate is chosen without its value (below the root most nodes have
+            # one child): values are computed from the second on, the first's then too
+            if tried == 1:
+                first = ch
+            else:
+                if tried == 2:
+                    best_value = ucb(tree, cfg, first, p, q)
+                    best = first
+                v = ucb(tree, cfg, ch, p, q)
+                if v > best_value:
+                    best_value = v
+                    best = ch
         ch = tree.sibling[ch]
+    if tried == 1:
+        best = first
     return best, tried
 
 
-def widened(tree, cfg, node, m):
-    """How many children ``node`` may have among ``m`` legal actions: all at the root or
-    without widening, else 1 + widening * sqrt(visits)."""
+def ucb(tree, cfg, ch, p, q):
+    """Child ``ch``'s UCB value for its mover ``p`` (``q``: its parent's mean for ``p``)."""
+    n = tree.visits[ch]
+    v = ((tree.sums[ch, p] + cfg.smoothing * q) / (n + cfg.smoothing)
+         + cfg.c * np.sqrt(log_count(tree.avail[ch]) / n))
+    if tree.suggested[ch] != 0:
+        v += cfg.prior / (n + 1)
+    return v
+
+
+def log_count(k):
+    """log(k) of a count k >= 1: from ``LOG_COUNTS`` below ``LOG_TABLE`` (every UCB term of a
+    walk takes one, and the library call was a tenth of Moon's iteration time; the table
+    holds the same values, so play is unchanged)."""
+    if k < LOG_TABLE:
+        return LOG_COUNTS[k]
+    return np.log(np.float64(k))
+
+
+def may_expand(tree, cfg, node, m, tried):
+    """Whether ``node``, with ``tried`` of its ``m`` legal actions holding a child, may open
+    another: it may have all at the root or without widening, else at most 1 + widening *
+    sqrt(visits) (the root of that only taken when an action is left)."""
+    if tried >= m:
+        return False
     if cfg.widening > 0 and node != ROOT_INDEX:
-        return min(m, 1 + np.int64(cfg.widening * np.sqrt(np.float64(tree.visits[node]))))
-    return m
+        return tried < 1 + np.int64(cfg.widening * np.sqrt(np.float64(tree.visits[node])))
+    return True
 
 
 def expansion(work, cfg, params, rng, seat, p, m, tried, stamp):
@@ -379,7 +412,7 @@ def simulate(tree, work, cfg, params, rng, seat, count, stamp):
         for i in range(m):
             work.mark[legal[i]] = stamp
         best, tried = select(tree, work, cfg, node, p, stamp)
-        if tried < widened(tree, cfg, node, m):
+        if may_expand(tree, cfg, node, m, tried):
             # expand
             action, suggested = expansion(work, cfg, params, rng, seat, p, m, tried, stamp)
             add_child(tree, node, count, action, p, suggested)
@@ -525,12 +558,12 @@ def bind_extra(game):
 # to the twenty-odd arrays of ``tree`` and ``work`` (``search`` and ``rollout`` keep it for
 # the game kernels they call)
 JIT_OPTIONS = {"choose": {"_nrt": True},
-               **{name: {"_nrt": False} for name in ("int_row", "float_row", "reset", "add_child",
-                                                      "select", "widened", "expansion", "simulate",
-                                                      "backup", "most_visited", "vote", "config")}}
+               **{name: {"_nrt": False} for name in ("rollout", "int_row", "float_row", "reset", "add_child",
+                                                      "select", "ucb", "log_count", "may_expand", "expansion", "simulate",
+                                                      "backup", "search", "most_visited", "vote", "config")}}
 
 # callees first (bots.registry.register_bot)
-HELPERS = (rollout, int_row, float_row, reset, add_child, select, widened, expansion, simulate,
+HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand, expansion, simulate,
            backup, search, most_visited, vote, config)
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS)

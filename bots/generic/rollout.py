@@ -17,6 +17,9 @@ Globals of a compiled copy (``RolloutPolicy.globals``)::
 
     POLICY              the policy bot's compiled policy (``no_policy``: none)
     HAS_POLICY          whether the game has it
+    POLICY_LEGAL        whether it is handed the legal actions (False for a policy that
+                        finds its own moves, ``register_bot(legal=False)``: the rollout then
+                        does not list them, as the engine does not)
     POLICY_BOT_PARAMS   float64 [max players, MAX_BOT_PARAMS]: its default parameters
     POLICY_INTS         int64 slots of its scratch per seat (G)
     POLICY_FLOATS       float64 slots of its scratch per seat (GF)
@@ -57,7 +60,8 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
     if use_policy:
         while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821 (bound per game)
             p = current_player(sim)  # noqa: F821
-            m = legal_actions(sim, params, legal)  # noqa: F821
+            # listing the moves is a good part of a step's cost; a policy that finds its own skips it
+            m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
             apply(sim, params, POLICY(sim, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821
                                       streams, p, work.ints, work.floats))
             steps += 1
@@ -87,11 +91,16 @@ class RolloutPolicy:
 
     def spec(self, game: str):
         """The policy bot's spec in ``game`` (None: random, or a game without it)."""
+        e = self.entry(game)
+        return None if e is None else e.spec
+
+    def entry(self, game: str):
+        """The policy bot's catalogue entry in ``game`` (None: random, or a game without it)."""
         if self.bot is None:
             return None
         from bots.registry import catalogue_entries
 
-        return next((e.spec for e in catalogue_entries(game) if e.spec.name == self.bot), None)
+        return next((e for e in catalogue_entries(game) if e.spec.name == self.bot), None)
 
     def memory(self, info) -> tuple[int, int]:
         """(G, GF): the policy's int64 / float64 scratch per seat, at the game's most
@@ -113,9 +122,10 @@ class RolloutPolicy:
         ints, floats = self.memory(info)
         common = {"POLICY_BOT_PARAMS": table, "POLICY_INTS": ints, "POLICY_FLOATS": floats}
         if spec is None:
-            return {"POLICY": no_policy, "HAS_POLICY": False, **common}
+            return {"POLICY": no_policy, "HAS_POLICY": False, "POLICY_LEGAL": True, **common}
         table[:, :len(spec.params)] = [p.default for p in spec.params]
-        return {"POLICY": bound_policy(info.name, self.bot), "HAS_POLICY": True, **common}
+        return {"POLICY": bound_policy(info.name, self.bot), "HAS_POLICY": True,
+                "POLICY_LEGAL": self.entry(info.name).legal, **common}
 
 
 RANDOM_ROLLOUT = RolloutPolicy(None)
