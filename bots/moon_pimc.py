@@ -24,6 +24,11 @@ exactly.
   follows.  Trump named before the widow (variant ``trump_before_widow``): each trump
   valued as in bidding, the widow sampled.
 
+With ``inference`` > 0 every world is drawn from the view weighted by how likely the
+opponents' moves this hand are in it under the greedy bot (``bots.moon_inference``: of
+``candidates`` sampled worlds one is kept in proportion to that likelihood); with 0 worlds
+are ``determinize``'s alone (the figures of both are in the README).
+
 It reads only the view (the solver sees determinized samples only); every draw comes from
 its own stream ``rng[seat]``.
 
@@ -31,11 +36,15 @@ Working memory (its seat's row)::
 
     int64  tt[TT_SLOTS << TT_BITS] moves[..] frames[..] hands[3] stats[2]
            view[S] sample[S] play[S] values[22] chosen[2] (hand number, trump)
+           candidates[1] replay[S] seats[21] saved[candidates]   (inference: bots.moon_inference)
     float64 scores[22]  tricks[NUM_TRUMPS * 9]   (per trump: worlds with >= k tricks)
+           inference[1] weights[candidates]
 """
 import numpy as np
 
 from bots.moon import GREEDY_OFFSUIT_WEIGHT, best_trump, estimate_tricks, least_missed_tile
+from bots.moon_inference import HELPERS as INFERENCE_HELPERS
+from bots.moon_inference import MAX_PLAYS, draw_world
 from bots.moon_solver import (FRAME_SLOTS, MAX_MOVES, MAX_PLIES, STAT_SLOTS, TT_SLOTS, solve_moves,
                               solve_value)
 from bots.registry import BotParam, BotSpec, register_alias, register_bot
@@ -44,12 +53,14 @@ from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCAR
                                 MOON_BID, NUM_TILES, NUM_TRUMPS, OPT_DOUBLES_TRUMP, PASS, PHASE,
                                 PHASE_BID, PHASE_DISCARD, PHASE_PLAY, PLAYED, PLAYERS, STATE_SIZE,
                                 TABLE, TRICK_NO, TRICKS, TRICKS_PER_HAND, TRUMP, TRUMP_BASE,
-                                TRUMP_DOUBLES, WIDOW, WIDOW_TAKEN, determinize)
+                                TRUMP_DOUBLES, WIDOW, WIDOW_TAKEN)
 from simcore.rng import lowest_bit_index, popcount
 
 P_WORLDS = 0
 P_RISK = 1
 P_MOON_RISK = 2
+P_INFERENCE = 3
+P_CANDIDATES = 4
 
 TT_BITS = 15
 TIE_BREAK = 0.05
@@ -67,11 +78,17 @@ O_SAMPLE = O_VIEW + STATE_SIZE
 O_PLAY = O_SAMPLE + STATE_SIZE
 O_VALUES = O_PLAY + STATE_SIZE
 O_CHOSEN = O_VALUES + NUM_TILES
-INTS = O_CHOSEN + 2
+O_CANDIDATES = O_CHOSEN + 2  # the decision's candidates (the seat's parameter)
+O_REPLAY = O_CANDIDATES + 1
+O_SEATS = O_REPLAY + STATE_SIZE
+O_SAVED = O_SEATS + MAX_PLAYS
+INTS = O_SAVED  # + candidates
 # float64 row offsets
 F_SCORES = 0
 F_TRICKS = F_SCORES + NUM_TILES
-FLOATS = F_TRICKS + NUM_TRUMPS * LEVELS
+F_INFERENCE = F_TRICKS + NUM_TRUMPS * LEVELS  # the decision's inference (the seat's parameter)
+F_WEIGHTS = F_INFERENCE + 1
+FLOATS = F_WEIGHTS  # + candidates
 
 PARAMS = (
     BotParam("worlds", 16, 1, 10_000, "deals sampled from its view per decision, each solved exactly",
@@ -80,13 +97,18 @@ PARAMS = (
              "of the sampled deals"),
     BotParam("moon_risk", 0.6, 0.0, 1.01, "bid 21 when all 7 tricks come in at least this share of "
              "the sampled deals (above 1: never)"),
+    BotParam("inference", 0.0, 0.0, 1.0, "weigh sampled deals by the opponents' moves this hand: "
+             "each move the greedy bot would not have made there multiplies a deal's weight by "
+             "1 - inference (0: off; 1: such deals are ruled out)"),
+    BotParam("candidates", 8, 1, 256, "with inference: deals sampled per deal kept (one kept in "
+             "proportion to its weight)", integer=True),
 )
 SPEC = BotSpec(
     "pimc",
     "perfect-information Monte Carlo: plays, bids, discards and names trump by an exact "
     "solver of the play over deals sampled from its own view",
     PARAMS,
-    memory=lambda info, players, values: (INTS, FLOATS),
+    memory=lambda info, players, values: (INTS + int(values[P_CANDIDATES]), FLOATS + int(values[P_CANDIDATES])),
 )
 
 
@@ -98,6 +120,15 @@ def _utility(tricks, need, as_bidder):
     if as_bidder:
         return (1.0 if tricks >= need else 0.0) + TIE_BREAK * tricks / TRICKS_PER_HAND
     return (1.0 if tricks < need else 0.0) + TIE_BREAK * (TRICKS_PER_HAND - tricks) / TRICKS_PER_HAND
+
+
+def _world(view, params, seat, rng, row, frow, out):
+    """One world from the view into ``out``: ``draw_world`` with the decision's inference
+    and candidates (set by ``pimc_policy``)."""
+    candidates = row[O_CANDIDATES]
+    draw_world(view, params, seat, rng, out, frow[F_INFERENCE], row[O_REPLAY:O_SEATS],
+               row[O_SEATS:O_SAVED], row[O_SAVED:O_SAVED + candidates],
+               frow[F_WEIGHTS:F_WEIGHTS + candidates])
 
 
 def _solve_from(play, row, values, lo, hi):
@@ -121,7 +152,7 @@ def play_tile(view, params, seat, worlds, rng, row, frow):
     as_bidder = seat == view[BIDDER]
     legal = 0
     for _ in range(worlds):
-        determinize(view, params, seat, rng, seat, sample)
+        _world(view, params, seat, rng, row, frow, sample)
         legal = _solve_from(sample, row, values, 0, TRICKS_PER_HAND)
         m = legal
         while m:
@@ -172,7 +203,7 @@ def trump_tricks(view, params, seat, worlds, rng, row, frow, fixed):
         counts[i] = 0.0
     doubles = params[OPT_DOUBLES_TRUMP] != 0
     for _ in range(worlds):
-        determinize(view, params, seat, rng, seat, sample)
+        _world(view, params, seat, rng, row, frow, sample)
         hand = sample[HAND + seat]
         if sample[WIDOW_TAKEN] == 0:
             hand |= np.int64(1) << sample[WIDOW]
@@ -276,7 +307,7 @@ def discard_and_trump(view, params, seat, worlds, rng, row, frow, fixed):
             made = 0.0
             total = 0.0
             for _w in range(worlds):
-                determinize(view, params, seat, rng, seat, sample)
+                _world(view, params, seat, rng, row, frow, sample)
                 _contract(sample, play, seat, hand, tr, d)
                 v = _value_of(play, row)
                 total += v
@@ -296,6 +327,8 @@ def pimc_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     row = imem[seat]
     frow = fmem[seat]
     worlds = max(1, np.int64(bot_params[seat, P_WORLDS]))
+    row[O_CANDIDATES] = np.int64(bot_params[seat, P_CANDIDATES])
+    frow[F_INFERENCE] = bot_params[seat, P_INFERENCE]
     mine = row[O_VIEW:O_SAMPLE]
     for i in range(STATE_SIZE):
         mine[i] = view[i]
@@ -321,7 +354,7 @@ def pimc_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     return TRUMP_BASE + tr
 
 
-HELPERS = (_need, _utility, _solve_from, _value_of, play_tile, _contract, trump_tricks,
+HELPERS = (*INFERENCE_HELPERS, _need, _utility, _world, _solve_from, _value_of, play_tile, _contract, trump_tricks,
            make_rate, bid, _shortlist_trumps, discard_and_trump)
 # determinize copies the view with ``out[:] = view``: reference counting on (as flatmc)
 JIT_OPTIONS = {"pimc_policy": {"_nrt": True}}

@@ -83,3 +83,81 @@ def test_an_alias_must_name_another_bot():
         register_alias("moon", "expert", "expert")
     with pytest.raises(BotError):
         register_alias("moon", "bad name", "pimc")
+
+
+# ---- inference (bots.moon_inference), run as plain Python over the compiled game kernels ----
+from bots import moon_inference as inference  # noqa: E402
+from bots.moon import (GREEDY_AGGRESSION, GREEDY_MOON_THRESHOLD, GREEDY_OFFSUIT_WEIGHT,  # noqa: E402
+                       GREEDY_TRUMP_RULE, decide)
+from moon_helpers import params as moon_params  # noqa: E402
+
+
+def greedy_decisions(seed, p, hands=3):
+    """Every decision of a game the greedy bot plays in all seats: (state, seat to decide),
+    over the first ``hands`` hands."""
+    state = np.zeros(m.STATE_SIZE, np.int64)
+    m.init(state, p, 3, seed)
+    while not m.is_terminal(state) and state[m.HAND_NO] <= hands:
+        seat = m.current_player(state)
+        yield state.copy(), seat
+        m.apply(state, p, decide(state, p, seat, GREEDY_AGGRESSION, GREEDY_MOON_THRESHOLD,
+                                 GREEDY_TRUMP_RULE, GREEDY_OFFSUIT_WEIGHT))
+
+
+def weigh(world, state, seat, p, miss):
+    view = np.zeros(m.STATE_SIZE, np.int64)
+    m.observe(state, seat, view)
+    replay = np.zeros(m.STATE_SIZE, np.int64)
+    seats = np.zeros(inference.MAX_PLAYS, np.int64)
+    n = inference.play_seats(view, p, replay, seats)
+    return inference.likelihood(world, view, p, seat, seats, n, replay, miss), view
+
+
+@pytest.mark.parametrize("variant", [{}, {"trump_before_widow": True}])
+def test_the_true_deal_is_never_ruled_out_against_greedy_opponents(variant):
+    # greedy made every move, so in the real deal the replay finds each of them: weight 1
+    # even when any other move would rule a deal out (miss = 0)
+    p = moon_params(**variant)
+    seen = {"play": 0, "bid": 0, "hidden widow": 0}
+    for seed in (1, 2, 3):
+        for state, seat in greedy_decisions(seed, p):
+            w, view = weigh(state, state, seat, p, 0.0)
+            assert w == 1.0, (seed, seat, state[m.PHASE], state[m.TRICK_NO])
+            seen["play" if state[m.PHASE] == m.PHASE_PLAY else "bid"] += 1
+            if state[m.WIDOW_TAKEN] == 1 and view[m.WIDOW] == m.HIDDEN:
+                # as a defender's sample has it: the widow one of the bidder's eight tiles,
+                # its bid weighed by the share of them under which greedy bids so
+                hidden = state.copy()
+                hidden[m.WIDOW] = m.HIDDEN
+                assert weigh(hidden, state, seat, p, 0.0)[0] >= 1 / 8
+                seen["hidden widow"] += 1
+    assert min(seen.values()) > 20, seen
+
+
+def test_sampled_deals_that_contradict_the_opponents_lose_weight():
+    p = DEFAULT_PARAMS
+    rng = np.array([7, 8, 9, 10], np.int64)
+    sample = np.zeros(m.STATE_SIZE, np.int64)
+    weights = []
+    for state, seat in greedy_decisions(4, p, hands=4):
+        if state[m.PHASE] != m.PHASE_PLAY or state[m.TRICK_NO] < 2:
+            continue
+        view = np.zeros(m.STATE_SIZE, np.int64)
+        m.observe(state, seat, view)
+        for _ in range(5):
+            m.determinize(view, p, seat, rng, seat, sample)
+            w, _ = weigh(sample, state, seat, p, 0.5)
+            assert 0.0 < w <= 1.0
+            weights.append(w)
+    weights = np.array(weights)
+    # a sampled deal in which greedy would have played otherwise is down-weighted: most are
+    assert len(weights) > 50 and (weights < 1.0).mean() > 0.5, (len(weights), (weights < 1.0).mean())
+
+
+def test_pimc_with_inference_plays_reproducibly_and_differently():
+    spec = "pimc:worlds=4:inference=0.9:candidates=4,greedy,greedy"
+    a = run_games(RunConfig.build("moon", 3, spec, {}, 5), 2, threads=1)
+    b = run_games(RunConfig.build("moon", 3, spec, {}, 5), 2, threads=2)
+    assert a.equals(b)
+    off = run_games(RunConfig.build("moon", 3, "pimc:worlds=4,greedy,greedy", {}, 5), 2, threads=1)
+    assert not a[["score_0", "score_1", "score_2", "turns"]].equals(off[["score_0", "score_1", "score_2", "turns"]])

@@ -6,7 +6,7 @@ Tiles are numbered 0..21: tile 0 is 0-0, then 1-1, 2-1, 2-2, 3-1, 3-2, 3-3, … 
 first, every a-b with 1 <= b <= a <= 6).  Sets of tiles are 22-bit masks.  Trump codes:
 0..6 a number, 7 doubles, 8 no-trump.  Led-suit codes: 0..6 a plain suit, 7 trumps.
 
-State (one int64 vector, STATE_SIZE = 126 slots; ``LAYOUT`` below, this table is its
+State (one int64 vector, STATE_SIZE = 147 slots; ``LAYOUT`` below, this table is its
 ``LAYOUT.table()``)::
 
     HAND               [0:3]       tiles in each seat's hand (mask)
@@ -44,16 +44,17 @@ State (one int64 vector, STATE_SIZE = 126 slots; ``LAYOUT`` below, this table is
     LAST_TRICK_WINNER  [52]        winner of the last completed trick, -1
     GAME_FIRST_BIDDER  [53]        first bidder of hand 1 (chosen at random)
     SAID               [54:57]     what each seat said this hand: -1 not yet, 0 pass, else its bid (public)
-    HAND_POINTS_POS    [57:60]     points of completed hands by bidding position k (0 = bid first)
-    CONTRACTS_POS      [60:63]     contracts won by the bidder at position k
-    MADE_POS           [63:66]     of those, contracts made
-    DECK               [66:88]     this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]
-    CONTRACTS_BID      [88:96]     contracts won at each bid level: 1..7, then 21
-    MADE_BID           [96:104]    of those, contracts made
-    CONTRACTS_TRUMP    [104:113]   contracts played under each trump: 0..6, doubles, no-trump
-    MADE_TRUMP         [113:122]   of those, contracts made
-    CONTRACTS_WIDOW    [122:124]   contracts by the bidder's use of the widow: 0 discarded it, 1 kept it
-    MADE_WIDOW         [124:126]   of those, contracts made
+    PLAY_LOG           [57:78]     tiles played this hand in order (trick k's j-th at 3k + j), -1 after them (public)
+    HAND_POINTS_POS    [78:81]     points of completed hands by bidding position k (0 = bid first)
+    CONTRACTS_POS      [81:84]     contracts won by the bidder at position k
+    MADE_POS           [84:87]     of those, contracts made
+    DECK               [87:109]    this hand's deal order: seat s got DECK[7s..7s+6], widow DECK[21]
+    CONTRACTS_BID      [109:117]   contracts won at each bid level: 1..7, then 21
+    MADE_BID           [117:125]   of those, contracts made
+    CONTRACTS_TRUMP    [125:134]   contracts played under each trump: 0..6, doubles, no-trump
+    MADE_TRUMP         [134:143]   of those, contracts made
+    CONTRACTS_WIDOW    [143:145]   contracts by the bidder's use of the widow: 0 discarded it, 1 kept it
+    MADE_WIDOW         [145:147]   of those, contracts made
 
 Observation (``observation``: OBS_SIZE = 263 float64, ``OBS_LAYOUT``).  r is a seat relative
 to the observer (0 itself, 1 the next to play after it, 2 the one after); blocks "by r"
@@ -178,6 +179,8 @@ LAYOUT = Layout(
     Field("LAST_TRICK_WINNER", 1, "winner of the last completed trick, -1"),
     Field("GAME_FIRST_BIDDER", 1, "first bidder of hand 1 (chosen at random)"),
     Field("SAID", 3, "what each seat said this hand: -1 not yet, 0 pass, else its bid (public)"),
+    Field("PLAY_LOG", PLAYERS * TRICKS_PER_HAND,
+          "tiles played this hand in order (trick k's j-th at 3k + j), -1 after them (public)"),
     Field("HAND_POINTS_POS", 3, "points of completed hands by bidding position k (0 = bid first)"),
     Field("CONTRACTS_POS", 3, "contracts won by the bidder at position k"),
     Field("MADE_POS", 3, "of those, contracts made"),
@@ -293,6 +296,8 @@ def _start_hand(state, params, first):
         state[TABLE + s] = -1
         state[VOID + s] = 0
         state[SAID + s] = NOT_SAID
+    for i in range(PLAYERS * TRICKS_PER_HAND):
+        state[PLAY_LOG + i] = -1
     state[WIDOW] = state[DECK + NUM_TILES - 1]
     state[DISCARDED] = -1
     state[HIGH_BID] = 0
@@ -518,6 +523,7 @@ def apply(state, params, action):
         state[HAND + p] &= ~(1 << t)
         state[PLAYED] |= 1 << t
         state[TABLE + p] = t
+        state[PLAY_LOG + PLAYERS * state[TRICK_NO] + state[IN_TRICK]] = t
         state[TURNS] += 1
         trump = state[TRUMP]
         if state[IN_TRICK] == 0:
@@ -626,6 +632,7 @@ def _random_tricks(state, params, rng):
         state[HAND + actor] = hand & ~bit
         played |= bit
         state[TABLE + actor] = t
+        state[PLAY_LOG + PLAYERS * trick_no + in_trick] = t
         n += 1
         if in_trick == 0:
             led = LED_SUIT[trump, t]
