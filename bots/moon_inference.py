@@ -22,7 +22,7 @@ choices.  Under ``trump_before_widow`` the bidder's trump is named before the wi
 not weighed.
 
 Working memory: ``replay[S]`` (the replayed world), ``seats[21]`` (who made each play this
-hand, found once per decision), ``saved[candidates]`` (each candidate's stream state) and
+hand, found again at each draw), ``saved[candidates]`` (each candidate's stream state) and
 ``weights[candidates]`` (float64).
 """
 import numpy as np
