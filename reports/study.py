@@ -9,6 +9,7 @@ import pandas as pd
 from . import balance as B
 from . import blocks as H
 from . import plots as P
+from . import recomputed
 
 
 def bots_text(run: dict) -> str:
@@ -121,11 +122,10 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
 
 def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
     """`playlab balance`: the variants, whether each meets the targets, and the games each
-    was given (balance.csv, as the command printed it)."""
-    path = st.path / "balance.csv"
-    if st.kind != "balance" or not path.exists():
+    was given, as the command printed them (recomputed from the store, not balance.csv)."""
+    if st.kind != "balance":
         return []
-    t = pd.read_csv(path, dtype=str)
+    t = recomputed.balance_table(st)
     targets = st.record.get("targets", [])
     rows = []
     for _, r in t.iterrows():

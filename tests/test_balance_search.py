@@ -74,11 +74,21 @@ def test_the_race_finds_the_planted_variants_and_drops_bad_ones_after_one_round(
     code, again = run(*args)
     assert code == 0 and json.loads(again.splitlines()[-1])["simulated"] == 0
     pd.testing.assert_frame_equal(read().set_index("target_score"), table)
-    # and the report shows the race as the command printed it
+    # and the report shows the race as the command printed it, recomputed from the store
+    # alone: balance.csv (which nothing checks) is not read
+    from experiments.store import open_results
+    from reports import balance as B, recomputed
+
+    st = B.load_study("b", out, open_results(out / "results"), json.loads((out / "study.json").read_text()))
+    again = recomputed.balance_table(st).set_index("target_score")
+    for col in ("games", "meets", "turns<=130@3p:value", "turns<=130@3p:ci_low", "turns<=130@3p:ci_high"):
+        assert list(again[col]) == list(table[col]), col
+    (out / "balance.csv").write_text("variant,meets,games\nforged,true,1\n")
     code, _ = run("report", out)
     html = (out / "report.html").read_text()
     assert code == 0 and "Rule variants against the targets" in html
     assert "2 of 4 variants meet every target (target_score=7; target_score=13)" in html
+    assert "forged" not in html
 
 
 def test_bad_balance_input_is_one_error_line():
