@@ -310,6 +310,9 @@ class ChunkError(ResultsError):
         super().__init__(f"results file {f}: {why}; `playlab verify {f.parent}` says what to recompute, and "
                          "rerunning the study's command recomputes it")
 
+    def __reduce__(self):  # raised in a report's worker process, it is unpickled in the parent
+        return (type(self), (self.file, self.why))
+
 
 def _identity_columns(run: int, ident: dict[str, Any]) -> dict[str, Any]:
     """The configuration columns every row of configuration ``run`` carries, with their

@@ -6,9 +6,11 @@ are written to files.  The report's figures (``forest``, ``groups_plot``, ``box_
 text (``svg.fonttype`` "none": small, sharp at any zoom, and measurable in a browser, which
 tests/test_report.py does).  They are laid out without a second drawing pass: the margins
 are computed from the sizes of the labels themselves (``_fit``) instead of ``tight_layout``,
-which draws the whole figure once more (a third of a figure's cost).  While a report is
-built they are deferred (``collecting``): each goes to a forked worker (one per core) as soon as
-the page asks for it, so they are drawn while the rest of the page is computed.
+which draws the whole figure once more (a third of a figure's cost), and their ticks are
+drawn as a few plain artists (``_plain_ticks``) instead of matplotlib's five per tick.  While
+a report is built they are deferred (``collecting``): each goes to a forked worker (one per
+core) as soon as the page asks for it, so they are drawn while the rest of the page is
+computed; a whole job (a study's section, ``in_workers``) can go to a worker too.
 """
 from __future__ import annotations
 
@@ -192,15 +194,22 @@ def _size(text) -> float:
     return float(text.get_fontsize())
 
 
-def _tick_labels(ax, which: str) -> list[str]:
-    """The labels the axis will draw (its ticks within the view), without drawing it."""
+def _ticks(ax, which: str) -> list[tuple[float, str]]:
+    """(position, label) of each tick the axis would draw (its major ticks within the view),
+    formatted as the axis formats them (the formatter sees every location, as in a draw)."""
     axis = ax.xaxis if which == "x" else ax.yaxis
-    locs = axis.get_majorticklocs()
+    locs = list(axis.get_majorticklocs())
+    if not locs:
+        return []
+    labels = axis.get_major_formatter().format_ticks(locs)
     lo, hi = sorted(axis.get_view_interval())
     span = (hi - lo) or 1.0
-    locs = [v for v in locs if lo - 1e-9 * span <= v <= hi + 1e-9 * span]
-    fmt = axis.get_major_formatter()
-    return [s for s in fmt.format_ticks(locs) if s] if locs else []
+    return [(float(v), s) for v, s in zip(locs, labels) if lo - 1e-9 * span <= v <= hi + 1e-9 * span]
+
+
+def _tick_labels(ax, which: str) -> list[str]:
+    """The labels the axis will draw (its ticks within the view), without drawing it."""
+    return [s for _, s in _ticks(ax, which) if s]
 
 
 def _wrap_label(label, room: float, horizontal: bool) -> float:
@@ -246,6 +255,75 @@ def _fit(fig, axes, rotation: float = 0.0, pad: float = 0.06) -> None:
     Twice: how many ticks an axis gets depends on its length, which the margins set."""
     for _ in range(2):
         _fit_once(fig, axes, rotation, pad)
+    _plain_ticks(fig, axes, rotation)
+
+
+TICK_LENGTH, TICK_PAD, LABEL_PAD = 3.5, 3.5, 4.0  # points: matplotlib's defaults, which _fit assumes
+
+
+def _plain_ticks(fig, axes, rotation: float) -> None:
+    """Draw each axis's ticks, tick labels and grid lines as a few plain artists and switch
+    the axis's own ticks off.  matplotlib builds five artists per tick (two marks, a grid
+    line, two labels) and lays every one out on each draw: about two thirds of the time a
+    report figure takes to draw.  The artists here sit where matplotlib puts its own (the
+    same lengths and pads, which ``_fit`` measured the margins by), and the axis labels are
+    placed beyond the tick labels as matplotlib would place them.  Each label keeps
+    matplotlib's group id (``xtick_N`` / ``ytick_N``) in the SVG."""
+    import matplotlib
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.markers import TICKDOWN, TICKLEFT
+    from matplotlib.ticker import NullLocator
+    from matplotlib.transforms import ScaledTranslation
+
+    rc = matplotlib.rcParams
+    w, h = fig.get_size_inches()
+    size = float(STYLE["font.size"])
+    plan = []
+    for ax in axes.flat:
+        if not ax.get_visible() or not ax.axison:
+            continue
+        ax.set_xlim(ax.get_xlim())  # fixed now: nothing rescales an axis after its ticks are drawn
+        ax.set_ylim(ax.get_ylim())
+        plan.append((ax, _ticks(ax, "x"), _ticks(ax, "y"), ax.xaxis.get_tick_params(), ax.yaxis.get_tick_params()))
+    for ax, *_ in plan:  # shared axes share one locator: every axis is read before any is switched off
+        ax.xaxis.set_major_locator(NullLocator())
+        ax.yaxis.set_major_locator(NullLocator())
+    out = ScaledTranslation
+    for ax, xt, yt, xp, yp in plan:
+        pos = ax.get_position()
+        cell_w, cell_h = pos.width * w, pos.height * h
+        gap = (TICK_LENGTH + TICK_PAD) / 72
+        grid = {"colors": rc["grid.color"], "linewidths": rc["grid.linewidth"], "zorder": 0.5}
+        extent = {}
+        for which, ticks, params in (("x", xt, xp), ("y", yt, yp)):
+            tr = ax.get_xaxis_transform() if which == "x" else ax.get_yaxis_transform()
+            locs = [v for v, _ in ticks]
+            if params.get("gridOn") and locs:
+                segs = [[(v, 0), (v, 1)] if which == "x" else [(0, v), (1, v)] for v in locs]
+                ax.add_collection(LineCollection(segs, transform=tr, **grid), autolim=False)
+            if locs and params.get("bottom" if which == "x" else "left", True):
+                pts = ([locs, [0] * len(locs)] if which == "x" else [[0] * len(locs), locs])
+                ax.add_line(Line2D(*pts, transform=tr, ls="none", marker=TICKDOWN if which == "x" else TICKLEFT,
+                                   ms=TICK_LENGTH, mew=rc["xtick.major.width"], color="black", clip_on=False))
+            shown = params.get("labelbottom" if which == "x" else "labelleft", True)
+            labels = [(i, v, t) for i, (v, t) in enumerate(ticks) if t] if shown else []
+            if which == "x":
+                offset = tr + out(0, -gap, fig.dpi_scale_trans)
+                kw = {"ha": "right" if rotation else "center", "va": "top", "rotation": rotation}
+                extent["x"] = max((text_size(t, size)[0] * math.sin(math.radians(rotation))
+                                   + text_size(t, size)[1] * math.cos(math.radians(rotation)) for _, _, t in labels),
+                                  default=0.0)
+            else:
+                offset = tr + out(-gap, 0, fig.dpi_scale_trans)
+                kw = {"ha": "right", "va": "center_baseline"}
+                extent["y"] = max((text_size(t, size)[0] for _, _, t in labels), default=0.0)
+            for i, v, t in labels:
+                xy = (v, 0) if which == "x" else (0, v)
+                ax.text(*xy, t, transform=offset, fontsize=size, clip_on=False, gid=f"{which}tick_{i + 1}", **kw)
+        # the axis labels beyond the tick labels (matplotlib measures the drawn ones for this)
+        ax.xaxis.set_label_coords(0.5, -(gap + extent["x"] + LABEL_PAD / 72) / cell_h)
+        ax.yaxis.set_label_coords(-(gap + extent["y"] + LABEL_PAD / 72) / cell_w, 0.5)
 
 
 def _fit_once(fig, axes, rotation: float, pad: float) -> None:
@@ -302,6 +380,7 @@ def _floor_span(ax, which: str = "y", ref=None, floor: float | None = None) -> N
 
 
 _SALT = ["report"]
+_SCOPE: list = []  # [salt prefix, figures drawn] while a job of in_workers runs
 
 
 def _svg(fig) -> str:
@@ -332,6 +411,9 @@ def deferred(fn):
     @functools.wraps(fn)
     def plot(*args, **kwargs):
         if _PENDING is None:
+            if _SCOPE:  # within a job: the figure's salt from the job's scope and its count
+                _SALT[0] = f"{_SCOPE[0]}{_SCOPE[1]}"
+                _SCOPE[1] += 1
             return fn(*args, **kwargs)
         return TOKEN.format(_PENDING.add((fn.__name__, args, kwargs)))
     return plot
@@ -375,6 +457,37 @@ class _Drawing:
             self.pool = None
 
 
+def in_workers(scope: str, fn, *args):
+    """``fn(*args)`` in a drawing worker while ``collecting`` (a future: the page's own work
+    goes on meanwhile), else here; ``fn`` is a module-level function, and the figures it
+    asks for are drawn where it runs, their clip-path ids salted ``scope`` + their number
+    in the job (unique in the page, the same on every build).  The workers are forked at
+    the first job, so they hold what the parent had read by then."""
+    global _PENDING
+
+    pool = _PENDING.pool if _PENDING is not None else None
+    if pool is not None:
+        return pool.submit(_scoped, scope, fn, args)
+    from concurrent.futures import Future
+
+    pending, _PENDING = _PENDING, None  # run here: its figures drawn at once, as in a worker
+    try:
+        result = _scoped(scope, fn, args)
+    finally:
+        _PENDING = pending
+    done = Future()
+    done.set_result(result)
+    return done
+
+
+def _scoped(scope: str, fn, args):
+    _SCOPE[:] = [scope, 0]
+    try:
+        return fn(*args)
+    finally:
+        _SCOPE[:] = []
+
+
 @contextlib.contextmanager
 def collecting():
     """Within the block, report figures are placeholders; ``fill(text)`` afterwards puts
@@ -416,6 +529,20 @@ def _own_fonts() -> None:
     font_manager._get_font.cache_clear()
 
 
+def _set_ticks(axis, locs, labels=None) -> None:
+    """``Axes.set_xticks``/``set_yticks`` without building the axis's tick artists (it returns
+    them, so builds one per location; ``_plain_ticks`` draws the ticks instead): fixed
+    locations (the view widened to them, as ``set_ticks`` does), and fixed labels if given."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    locs = [float(v) for v in locs]
+    if locs:
+        axis.set_view_interval(min(locs), max(locs))
+    axis.set_major_locator(FixedLocator(locs))
+    if labels is not None:
+        axis.set_major_formatter(FixedFormatter([str(s) for s in labels]))
+
+
 def _errorbars(ax, x, y, lo, hi, vertical: bool, **kw):
     """Points with 95% intervals (a Wilson bound at 0 or 1 can sit a rounding error beyond
     the estimate, hence the clip)."""
@@ -437,7 +564,7 @@ def forest(labels, est, lo, hi, ref, xlabel, title, ref_label="fair", xlim=None)
     _errorbars(ax, y, est, lo, hi, vertical=False, fmt="o", color="black", ecolor="0.3", capsize=3, ms=4,
                label="estimate, 95% interval")
     ax.axvline(ref, color="0.4", ls="--", lw=1, label=ref_label)
-    ax.set_yticks(y, [str(s) for s in labels])
+    _set_ticks(ax.yaxis, y, labels)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     if xlim is None:
         _floor_span(ax, "x", ref=ref)
@@ -467,7 +594,7 @@ def groups_plot(groups: dict, xlabel, ylabel, title, ref=None, ref_label=None, x
     if xticklabels is not None:
         xticklabels = [str(s) for s in xticklabels]
         rotation = _xtick_rotation(xticklabels, 7.0 - 1.2)
-        ax.set_xticks(range(len(xticklabels)), xticklabels, rotation=rotation, ha="right" if rotation else "center")
+        _set_ticks(ax.xaxis, range(len(xticklabels)), xticklabels)  # rotated by _fit, which draws them
         ax.set_xlim(-0.6, len(xticklabels) - 0.4)
     _floor_span(ax, "y", ref=ref)
     ax.set_xlabel(xlabel)
@@ -504,16 +631,12 @@ def box_plot(panels: dict, xlabel, ylabel, title):
         means = [float(np.mean(v)) if len(v) else np.nan for v in values]
         ax.plot(range(1, len(labels) + 1), means, "D", color="white", mec="black", ms=5, label="mean")
         rotation = max(rotation, _xtick_rotation(labels, 7.0 / cols - 1.2))
-        ax.set_xticks(range(1, len(labels) + 1), labels)
+        _set_ticks(ax.xaxis, range(1, len(labels) + 1), labels)
         if name:
             ax.set_title(name, fontsize=9)
     for ax in axes.flat[len(titles):]:
         ax.set_visible(False)
     for i, ax in enumerate(axes.flat[:len(titles)]):
-        if rotation:
-            ax.tick_params(axis="x", labelrotation=rotation)
-            for t in ax.get_xticklabels():
-                t.set_ha("right")
         if i // cols == rows - 1 or i + cols >= len(titles):
             ax.set_xlabel(xlabel)
         if i % cols == 0:
@@ -606,7 +729,7 @@ def scatter_cards(cards: pd.DataFrame, title):
     ax = axes[0, 0]
     _errorbars(ax, cards["points"] + jitter, cards["scored_rate"] * 100, cards["ci_low"] * 100,
                cards["ci_high"] * 100, vertical=True, fmt="o", color="black", ms=3, ecolor="0.5", capsize=0)
-    ax.set_xticks([1, 2, 3, 5])
+    _set_ticks(ax.xaxis, [1, 2, 3, 5])
     ax.set_xlabel("card face value (points)")
     ax.set_ylabel("games in which it is scored (%)")
     ax.set_title("how often each card is scored")
@@ -615,7 +738,7 @@ def scatter_cards(cards: pd.DataFrame, title):
     c = cards[ok]
     _errorbars(ax, c["points"] + jitter[ok], c["mean_round"], c["round_low"], c["round_high"], vertical=True,
                fmt="s", color="0.4", mec="black", ms=3, ecolor="0.5", capsize=0)
-    ax.set_xticks([1, 2, 3, 5])
+    _set_ticks(ax.xaxis, [1, 2, 3, 5])
     ax.set_xlabel("card face value (points)")
     ax.set_ylabel("mean round when scored (rounds)")
     ax.set_title("how early it is scored")

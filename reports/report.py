@@ -8,7 +8,9 @@ section, which the game's registration names (``report=`` in simcore/games/__ini
 reports/sections/ for the built-in games); luck and skill where a tournament or several
 bots allow it (reports/luck_skill.py).  Figures come from reports/plots.py as inline SVG,
 drawn in black and greys with marker shapes so that they read in grey-scale and in print.
-The page is written atomically (the store's ``write_atomically``), so a failure never leaves
+Each study's section is computed in a forked worker (its figures drawn there), the summary
+and the luck-and-skill sections here while the workers draw their figures; the page is the
+same byte for byte with one process or several.  The page is written atomically (the store's ``write_atomically``), so a failure never leaves
 a partial report.
 """
 from __future__ import annotations
@@ -90,14 +92,33 @@ def build_report(root: str | Path) -> str:
         return fill(text)
 
 
+#: the studies of the report being built, for the workers that compute their sections
+_STUDIES: list = []
+#: the tables a study's section computes and keeps on it that the summary reads again
+_MEMOS = ("_tournament", "_seat_advantage")
+
+
+def _study_section(i: int):
+    """Study ``i``'s section (its figures drawn here) and the tables it kept on the study."""
+    from simcore.games import entry, load_game
+
+    st = _STUDIES[i]
+    sec, found = study.section(st, load_game(st.game).INFO, entry(st.game).resolve("report"))
+    return sec, found, {k: st.__dict__[k] for k in _MEMOS if k in st.__dict__}
+
+
 def _build_report(root: str | Path) -> str:
     import jinja2
 
-    from simcore.games import entry, load_game
+    from simcore.games import load_game
 
     studies = discover(root)
+    # each study's section is computed (and its figures drawn) in a worker; the workers are
+    # forked at the first job and read the studies from the memory they inherit
+    _STUDIES[:] = studies
+    jobs = [plots.in_workers(f"s{i}-", _study_section, i) for i in range(len(studies))]
     runs, sections, findings = [], [], []
-    for st in studies:
+    for st, job in zip(studies, jobs):
         counts = sorted({r["players"] for r in st.runs})
         bots = sorted({study.bots_text(r) for r in st.runs})
         runs.append({"name": st.name, "kind": st.kind, "game": st.game, "players": ", ".join(map(str, counts)),
@@ -106,9 +127,8 @@ def _build_report(root: str | Path) -> str:
                      "options": study.options_text(st), "seed": st.record.get("seed"),
                      "games": f"{len(st.frame):,} ({H.runs_text(st.frame['run'].nunique())})",
                      "version": st.record.get("playlab_version", "n/a")})
-        info = load_game(st.game).INFO
-        game_section = entry(st.game).resolve("report")  # the game's own section, from its registration
-        sec, found = study.section(st, info, game_section)
+        sec, found, memo = job.result()
+        st.__dict__.update(memo)  # what the section computed that the summary asks for again
         sections.append(sec)
         findings += found
     sections += luck_skill.sections(studies, findings)

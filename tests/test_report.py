@@ -166,6 +166,24 @@ def test_report_renders_in_headless_chromium(report_html, tmp_path):
     assert (inked > 300).sum() > 20, "no wide figure (plot frame) in the rendered page"
 
 
+def test_the_page_is_the_same_drawn_here_or_in_workers(report_html, studies, tmp_path, monkeypatch):
+    """Sections and figures computed in forked workers give the page one process gives,
+    byte for byte (clip-path ids salted by where a figure sits, not by who drew it), and
+    no clip-path id repeats in it."""
+    import os
+
+    assert (os.cpu_count() or 1) >= 2 and "fork" in __import__("multiprocessing").get_all_start_methods()
+    monkeypatch.setenv("PLAYLAB_REPORT_WORKERS", "1")
+    out = tmp_path / "one.html"
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(studies), "--out", str(out)])
+    assert exc.value.code == 0
+    text = report_html.read_text()
+    assert out.read_text() == text
+    ids = re.findall(r'<clipPath id="([^"]+)"', text)
+    assert len(ids) > 30 and len(set(ids)) == len(ids)
+
+
 def test_no_label_overlaps_another_or_leaves_its_figure(report_html, tmp_path):
     """Every text of every figure (tick labels, axis labels, titles, legends) as Chromium
     lays it out at the report's width: none overlaps another, none reaches outside."""

@@ -218,3 +218,17 @@ def test_the_fault_injection_script_detects_every_flip(tmp_path, capsys):
                               "--dir", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     assert "detected by verify 100/100, by read_results 100/100" in text and "MISSED" not in text
+
+
+def test_a_chunk_error_survives_the_trip_from_a_report_worker():
+    """A report computes sections in forked workers, whose exceptions come back pickled: a
+    chunk's error arrives whole (its file, its reason and its one-line message)."""
+    import pickle
+    from pathlib import Path
+
+    from experiments.store import ChunkError
+
+    err = ChunkError(Path("/r/part-0-0.parquet"), "its bytes do not match the checksum")
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is ChunkError and str(back) == str(err)
+    assert (back.file, back.why) == (err.file, err.why)
