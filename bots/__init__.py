@@ -12,5 +12,6 @@ BUILTIN_BOT_MODULES = (
     "bots.sequence_stacks",
     "bots.generic.flatmc",
     "bots.generic.mcts",
+    "bots.generic.restricted",
     "bots.learned",
 )

@@ -111,6 +111,8 @@ class BotSpec:
     # it, registered by ``resolve``; the text pairs as the label shows them), or None
     text_params: tuple[str, ...] = ()
     resolve: Callable | None = None
+    # what each text parameter takes, in ``text_params`` order, for `playlab bots` (none: a file)
+    text_help: tuple[str, ...] = ()
 
 
 RANDOM = BotSpec(RANDOM_NAME, "uniformly random over the legal actions")

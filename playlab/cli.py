@@ -108,8 +108,9 @@ def bots(game):
                                f"{'|'.join(p.choices)}  {p.help}")
                     continue
                 click.echo(f"      {p.name:<16} default {fmt.format(p.default):<8} range {p.low:g}..{p.high:g}  {p.help}")
-            for t in spec.text_params:
-                click.echo(f"      {t:<16} a file (e.g. {spec.name}:{t}=PATH)")
+            for i, t in enumerate(spec.text_params):
+                said = spec.text_help[i] if i < len(spec.text_help) else f"a file (e.g. {spec.name}:{t}=PATH)"
+                click.echo(f"      {t:<16} {said}")
         click.echo("")
 
 
