@@ -20,6 +20,8 @@ from experiments.tables import bot_share_sums, bot_table
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
+from .restricted_play import RESTRICTED_PLAY, restricted_play
+from .restricted_play import format_table as format_restricted
 from .results import finishing_places
 from .study import Study
 
@@ -276,6 +278,9 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
     extra = pd.DataFrame([collector.paired_win_rates(r.bot_a, r.bot_b) for r in pairwise.itertuples()],
                          index=pairwise.index)
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
+    restricted = restricted_play(study.configs[0].game, tables["pairwise"])
+    if len(restricted):
+        tables[RESTRICTED_PLAY] = restricted
     if collector.bot_sums:
         win = bot_table(collector.bot_sums, collector.players)
         win.insert(0, "players", collector.players)
@@ -309,6 +314,9 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         w["win_rate_per_seat"] = win["win_rate_per_seat"]
         w["fair"] = win["fair"]
         lines.append(w.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    if RESTRICTED_PLAY in tables:
+        lines.append("")
+        lines.append(format_restricted(tables[RESTRICTED_PLAY]))
     sweeps = pw[(pw["wins_a"] == pw["games"]) | (pw["wins_b"] == pw["games"])]
     for r in sweeps.itertuples():
         winner = r.bot_a if r.wins_a == r.games else r.bot_b

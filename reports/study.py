@@ -83,6 +83,7 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
         top = r.iloc[0]
         found.append(f"{info.title} ({st.name}): {top.bot} rates {top.rating:.0f} Elo "
                      f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean")
+        found += _restricted_play_block(st, info, blocks)
     found += _balance_search_block(st, blocks)
     # scores and lengths
     d = st.decided()
@@ -118,6 +119,31 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
     blocks += game_blocks
     found += game_found
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": intro(st), "blocks": blocks}, found
+
+
+def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:
+    """Restricted play (Jaffe et al. 2012): what each forbidden kind of move was worth to
+    its base bot in this tournament, as the tournament command printed it."""
+    from experiments import restricted_play as rp
+
+    t = st.tournament_tables().get(rp.RESTRICTED_PLAY)
+    if t is None or not len(t):
+        return []
+    labels = [f"never {r.forbidden.replace('_', ' ')} ({r.base})" for r in t.itertuples()]
+    svg = P.forest(labels, t["worth"] * 100, t["ci_low"] * 100, t["ci_high"] * 100, 0.0,
+                   "the base's win rate minus the restricted bot's (points)",
+                   "What each move is worth: the base against itself without it", "no difference")
+    shown = t.assign(worth=t["worth"] * 100, ci_low=t["ci_low"] * 100, ci_high=t["ci_high"] * 100)[
+        ["forbidden", "base", "games", "worth", "ci_low", "ci_high", "p_holm", "verdict"]]
+    shown["p_holm"] = ["< 0.001" if p < 0.001 else f"{p:.3f}" for p in shown["p_holm"]]
+    blocks.append(H.block("Restricted play: what each move is worth", None, svg,
+                         "Restricted play (Jaffe et al. 2012): each restricted bot plays its base with one kind of "
+                         "move taken away (a random allowed move where the base would have made it), on the same "
+                         "deals; worth is the base's win rate minus the restricted bot's in the games both played "
+                         "(points, a shared win counted half), 95% interval from the paired standard error, Holm "
+                         "over the restrictions.",
+                         H.table(shown, {"worth (points)": ("worth", "ci_low", "ci_high", False)})))
+    return [f"{rp.sentence(info.title, r)} ({st.name})" for r in t.itertuples()]
 
 
 def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:

@@ -215,6 +215,27 @@ def test_the_layout_check_finds_overlaps_and_clipping(tmp_path):
         assert kinds == (set() if kind is None else {kind}), (kind, found["problems"])
 
 
+def test_restricted_play_is_the_tournaments_table_and_lays_out(tmp_path, capsys):
+    """A tournament of greedy and greedy-without-the-block: the report's restricted-play
+    block shows the command's figures (restricted_play.csv), and its figure lays out."""
+    import pandas as pd
+
+    out = tmp_path / "t"
+    code, _, err = run(capsys, "tournament", "sequence-stacks", "--bots", "greedy,restricted:forbid=block",
+                       "--games", "300", "--seed", "2", "--no-progress", "--out", out)
+    assert code == 0, err
+    code, _, err = run(capsys, "report", out)
+    assert code == 0, err
+    text = (out / "report.html").read_text()
+    section = text.split("<h3>Restricted play: what each move is worth</h3>")[1].split("</table>")[0]
+    row = pd.read_csv(out / "restricted_play.csv").iloc[0]
+    assert row.forbidden == "block" and row.base == "greedy" and row.worth > 0
+    assert f"{row.worth * 100:.2f} [{row.ci_low * 100:.2f}, {row.ci_high * 100:.2f}]" in section
+    assert "never plays block wins" in text
+    found = layout_problems(text, tmp_path)
+    assert found["problems"] == [], found["problems"][:10]
+
+
 def test_play_store_alone(tmp_path, capsys):
     code, _, _ = run(capsys, "play", "sequence-stacks", "--players", "3", "--bots", "greedy", "--games", "60",
                      "--out", tmp_path / "s")

@@ -77,3 +77,25 @@ def test_kinds_match_whole_words_of_the_action_names():
     assert list(names[forbidden_mask(moon, "bid_2") == 1]) == ["bid 2"]
     assert set(names[forbidden_mask(moon, "trump_none+trump_doubles") == 1]) == {"trump none", "trump doubles"}
     assert (forbidden_mask(moon, "play") == 1).sum() == 22
+
+
+def test_the_worth_of_a_move_pairs_each_restricted_bot_with_its_base():
+    from experiments.restricted_play import restricted_play, restriction
+
+    assert restriction("restricted:forbid=block", "sequence-stacks") == ("greedy", "block")
+    assert restriction("restricted:forbid=block:base=mcts", "sequence-stacks") == ("mcts", "block")
+    assert restriction("restricted", "sequence-stacks") is None and restriction("greedy", "moon") is None
+    pairwise = pd.DataFrame([
+        # greedy against itself without the block: 10 points better, SE 2 points
+        {"bot_a": "restricted:forbid=block", "bot_b": "greedy", "games": 900, "win_rate_diff": -0.10, "se_paired": 0.02},
+        # a move greedy never makes: every deal played alike
+        {"bot_a": "greedy", "bot_b": "restricted:forbid=reverse", "games": 900, "win_rate_diff": 0.0, "se_paired": 0.0},
+        # a restricted bot against another base: not a restricted-play pair
+        {"bot_a": "random", "bot_b": "restricted:forbid=steal", "games": 900, "win_rate_diff": -0.4, "se_paired": 0.01},
+    ])
+    t = restricted_play("sequence-stacks", pairwise).set_index("forbidden")
+    assert list(t.index) == ["block", "reverse"]
+    assert t.loc["block", "worth"] == pytest.approx(0.10)
+    assert t.loc["block", "ci_low"] == pytest.approx(0.10 - 1.959964 * 0.02, abs=1e-6)
+    assert t.loc["block", "verdict"] == "matters" and t.loc["block", "p_holm"] < 1e-5
+    assert t.loc["reverse", "verdict"] == "the base never made this move here"

@@ -87,7 +87,7 @@ def forbidden_mask(game, text: str) -> np.ndarray:
     return mask
 
 
-def _default_base(game_name: str) -> str:
+def default_base(game_name: str) -> str:
     return "greedy" if any(b.name == "greedy" for b in bots_for(game_name)) else "random"
 
 
@@ -96,7 +96,7 @@ def _base(game_name: str, text: str | None):
     chooses among the moves it is handed."""
     from bots.registry import bot_entry, bound_policy
 
-    text = text or _default_base(game_name)
+    text = text or default_base(game_name)
     if text == NAME or text.startswith(NAME + "-"):
         raise BotError(f"bot {NAME}: base={text} would restrict itself")
     bot = parse_bot(game_name, text)
@@ -150,7 +150,7 @@ def parse_restricted(game: str, pairs: list[tuple[str, str]], values: dict[str, 
 
 
 def _listed_memory(info, players, values):
-    base = parse_bot(info.name, _default_base(info.name))
+    base = parse_bot(info.name, default_base(info.name))
     return _memory(base)(info, players, values)
 
 
