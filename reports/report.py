@@ -99,12 +99,15 @@ _MEMOS = ("_tournament", "_seat_advantage")
 
 
 def _study_section(i: int):
-    """Study ``i``'s section (its figures drawn here) and the tables it kept on the study."""
+    """Study ``i``'s section (its figures drawn here), its candidates for the ranked
+    findings and the tables it kept on the study."""
+    from reports.ranked import study_findings
     from simcore.games import entry, load_game
 
     st = _STUDIES[i]
-    sec, found = study.section(st, load_game(st.game).INFO, entry(st.game).resolve("report"))
-    return sec, found, {k: st.__dict__[k] for k in _MEMOS if k in st.__dict__}
+    info = load_game(st.game).INFO
+    sec, found = study.section(st, info, entry(st.game).resolve("report"))
+    return sec, found, study_findings(st, info), {k: st.__dict__[k] for k in _MEMOS if k in st.__dict__}
 
 
 def _build_report(root: str | Path) -> str:
@@ -117,7 +120,7 @@ def _build_report(root: str | Path) -> str:
     # forked at the first job and read the studies from the memory they inherit
     _STUDIES[:] = studies
     jobs = [plots.in_workers(f"s{i}-", _study_section, i) for i in range(len(studies))]
-    runs, sections, findings = [], [], []
+    runs, sections, findings, candidates = [], [], [], []
     for st, job in zip(studies, jobs):
         counts = sorted({r["players"] for r in st.runs})
         bots = sorted({study.bots_text(r) for r in st.runs})
@@ -127,14 +130,16 @@ def _build_report(root: str | Path) -> str:
                      "options": study.options_text(st), "seed": st.record.get("seed"),
                      "games": f"{len(st.frame):,} ({H.runs_text(st.frame['run'].nunique())})",
                      "version": st.record.get("playlab_version", "n/a")})
-        sec, found, memo = job.result()
+        sec, found, ranked, memo = job.result()
+        candidates += ranked
         st.__dict__.update(memo)  # what the section computed that the summary asks for again
         sections.append(sec)
         findings += found
     sections += luck_skill.sections(studies, findings)
-    from reports.ranked import ranked, template_rows
+    from reports.findings import rank_findings
+    from reports.ranked import template_rows
 
-    top = template_rows(ranked(studies, {st.game: load_game(st.game).INFO for st in studies}))
+    top = template_rows(rank_findings(candidates))
     for sec in sections:
         sec["blocks"] = [_blank(b) for b in sec["blocks"]]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
