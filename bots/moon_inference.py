@@ -21,24 +21,27 @@ one of the eight tiles it held, hidden): its bid's likelihood is the mean over t
 choices.  Under ``trump_before_widow`` the bidder's trump is named before the widow and is
 not weighed.
 
-Working memory: ``replay[S]`` (the replayed world), ``seats[21]`` (who made each play this
-hand, found again at each draw), ``saved[candidates]`` (each candidate's stream state) and
-``weights[candidates]`` (float64).
+Working memory: ``replay[S]`` (the replayed world), ``seats[SEAT_SLOTS]`` (who made each
+play this hand, found once a decision by ``play_seats``, then each seat's tiles at the first
+lead), ``saved[candidates]`` (each candidate's stream state) and ``weights[candidates]``
+(float64).
 """
 import numpy as np
 
 from bots.moon import (GREEDY_AGGRESSION, GREEDY_MOON_THRESHOLD, GREEDY_OFFSUIT_WEIGHT, GREEDY_TRUMP_RULE,
                        decide)
 from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCARD_BASE, DISCARD_DONE,
-                                DISCARDED, FIRST_BIDDER, HAND, HIGH_BID, IN_TRICK, LEADER, LED, MOON_BID,
+                                DISCARDED, FIRST_BIDDER, HAND, HIGH_BID, LED, MOON_BID,
                                 NOT_SAID, OPT_TRUMP_BEFORE_WIDOW, PASS, PHASE, PHASE_BID, PHASE_DISCARD,
-                                PHASE_PLAY, PHASE_TRUMP, PLAY_BASE, PLAY_LOG, PLAYED, PLAYERS, SAID, SPOKEN,
+                                PHASE_TRUMP, PLAY_BASE, PLAY_LOG, PLAYED, PLAYERS, SAID, SPOKEN,
                                 TABLE, TRICK_NO, TRICKS, TRICKS_PER_HAND, TRUMP, TRUMP_BASE, VOID, WIDOW,
-                                WIDOW_TAKEN, apply, determinize)
+                                WIDOW_TAKEN, _start_play, apply, determinize)
 from simcore.protocol import HIDDEN
 from simcore.rng import lowest_bit_index, uniform
 
 MAX_PLAYS = PLAYERS * TRICKS_PER_HAND
+AT_LEAD = MAX_PLAYS  # seats[AT_LEAD + s]: seat s's tiles at the first lead (likelihood's scratch)
+SEAT_SLOTS = MAX_PLAYS + PLAYERS
 
 
 def _greedy(state, params, seat):
@@ -47,11 +50,9 @@ def _greedy(state, params, seat):
 
 
 def _to_play_start(state):
-    """``state`` as at the first lead of the hand (hands untouched)."""
-    state[PHASE] = PHASE_PLAY
-    state[LEADER] = state[BIDDER]
-    state[ACTOR] = state[BIDDER]
-    state[IN_TRICK] = 0
+    """``state`` as at the first lead of the hand (hands untouched): the game's own start of
+    the play, and the trick fields a replay from the middle of the hand has to reset."""
+    _start_play(state)
     state[TRICK_NO] = 0
     state[LED] = -1
     state[PLAYED] = 0
@@ -112,9 +113,9 @@ def likelihood(world, view, params, observer, seats, n, replay, miss):
 
     # ---- the bidding, from the deal (each seat's tiles at the first lead kept aside)
     first = view[FIRST_BIDDER]
-    at_lead0 = replay[HAND + 0]
-    at_lead1 = replay[HAND + 1]
-    at_lead2 = replay[HAND + 2]
+    at_lead = seats[AT_LEAD:AT_LEAD + PLAYERS]
+    for s in range(PLAYERS):
+        at_lead[s] = replay[HAND + s]
     replay[PHASE] = PHASE_BID
     replay[HIGH_BID] = 0
     replay[SPOKEN] = 0
@@ -153,9 +154,8 @@ def likelihood(world, view, params, observer, seats, n, replay, miss):
             replay[HIGH_BID] = said
             replay[BIDDER] = s
         replay[SPOKEN] += 1
-    replay[HAND + 0] = at_lead0
-    replay[HAND + 1] = at_lead1
-    replay[HAND + 2] = at_lead2
+    for s in range(PLAYERS):
+        replay[HAND + s] = at_lead[s]
     replay[HIGH_BID] = view[HIGH_BID]
     replay[BIDDER] = bidder
     replay[SPOKEN] = view[SPOKEN]
@@ -170,16 +170,15 @@ def likelihood(world, view, params, observer, seats, n, replay, miss):
         w *= _factor(1.0 if _greedy(replay, params, bidder) == DISCARD_BASE + world[DISCARDED] else 0.0, miss)
         if view[TRUMP] >= 0:
             replay[PHASE] = PHASE_TRUMP
-            replay[HAND + bidder] = at_lead0 if bidder == 0 else (at_lead1 if bidder == 1 else at_lead2)
+            replay[HAND + bidder] = at_lead[bidder]
             replay[DISCARDED] = world[DISCARDED]
             replay[DISCARD_DONE] = 1
             w *= _factor(1.0 if _greedy(replay, params, bidder) == TRUMP_BASE + view[TRUMP] else 0.0, miss)
 
     # ---- the plays, from the first lead
     if n > 0:
-        replay[HAND + 0] = at_lead0
-        replay[HAND + 1] = at_lead1
-        replay[HAND + 2] = at_lead2
+        for s in range(PLAYERS):
+            replay[HAND + s] = at_lead[s]
         replay[TRUMP] = view[TRUMP]
         replay[WIDOW_TAKEN] = world[WIDOW_TAKEN]
         replay[DISCARD_DONE] = world[DISCARD_DONE]
@@ -194,16 +193,16 @@ def likelihood(world, view, params, observer, seats, n, replay, miss):
     return w
 
 
-def draw_world(view, params, seat, rng, out, inference, replay, seats, saved, weights):
+def draw_world(view, params, seat, rng, out, inference, replay, seats, n, saved, weights):
     """One world from ``seat``'s view into ``out``: with ``inference`` > 0, the one kept of
-    ``saved.shape[0]`` candidates in proportion to its ``likelihood`` (module docstring);
-    without, ``determinize`` alone (the same draws as a pimc without inference)."""
+    ``saved.shape[0]`` candidates in proportion to its ``likelihood`` (module docstring;
+    ``seats[:n]`` from ``play_seats``); without, ``determinize`` alone (the same draws as a
+    pimc without inference)."""
     candidates = saved.shape[0]
     if inference <= 0.0 or candidates <= 1:
         determinize(view, params, seat, rng, seat, out)
         return
     miss = 1.0 - inference
-    n = play_seats(view, params, replay, seats)
     total = 0.0
     for c in range(candidates):
         saved[c] = rng[seat]

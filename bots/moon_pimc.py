@@ -36,7 +36,7 @@ Working memory (its seat's row)::
 
     int64  tt[TT_SLOTS << TT_BITS] moves[..] frames[..] hands[3] stats[2]
            view[S] sample[S] play[S] values[22] chosen[2] (hand number, trump)
-           candidates[1] replay[S] seats[21] saved[candidates]   (inference: bots.moon_inference)
+           candidates[1] plays[1] replay[S] seats[24] saved[candidates]   (inference: bots.moon_inference)
     float64 scores[22]  tricks[NUM_TRUMPS * 9]   (per trump: worlds with >= k tricks)
            inference[1] weights[candidates]
 """
@@ -44,7 +44,7 @@ import numpy as np
 
 from bots.moon import GREEDY_OFFSUIT_WEIGHT, best_trump, estimate_tricks, least_missed_tile
 from bots.moon_inference import HELPERS as INFERENCE_HELPERS
-from bots.moon_inference import MAX_PLAYS, draw_world
+from bots.moon_inference import SEAT_SLOTS, draw_world, play_seats
 from bots.moon_solver import (FRAME_SLOTS, MAX_MOVES, MAX_PLIES, STAT_SLOTS, TT_SLOTS, solve_moves,
                               solve_value)
 from bots.registry import BotParam, BotSpec, register_alias, register_bot
@@ -79,9 +79,10 @@ O_PLAY = O_SAMPLE + STATE_SIZE
 O_VALUES = O_PLAY + STATE_SIZE
 O_CHOSEN = O_VALUES + NUM_TILES
 O_CANDIDATES = O_CHOSEN + 2  # the decision's candidates (the seat's parameter)
-O_REPLAY = O_CANDIDATES + 1
+O_PLAYS = O_CANDIDATES + 1  # with inference: the plays of the hand so far (their seats in seats[])
+O_REPLAY = O_PLAYS + 1
 O_SEATS = O_REPLAY + STATE_SIZE
-O_SAVED = O_SEATS + MAX_PLAYS
+O_SAVED = O_SEATS + SEAT_SLOTS
 INTS = O_SAVED  # + candidates
 # float64 row offsets
 F_SCORES = 0
@@ -127,7 +128,7 @@ def _world(view, params, seat, rng, row, frow, out):
     and candidates (set by ``pimc_policy``)."""
     candidates = row[O_CANDIDATES]
     draw_world(view, params, seat, rng, out, frow[F_INFERENCE], row[O_REPLAY:O_SEATS],
-               row[O_SEATS:O_SAVED], row[O_SAVED:O_SAVED + candidates],
+               row[O_SEATS:O_SAVED], row[O_PLAYS], row[O_SAVED:O_SAVED + candidates],
                frow[F_WEIGHTS:F_WEIGHTS + candidates])
 
 
@@ -329,6 +330,9 @@ def pimc_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     worlds = max(1, np.int64(bot_params[seat, P_WORLDS]))
     row[O_CANDIDATES] = np.int64(bot_params[seat, P_CANDIDATES])
     frow[F_INFERENCE] = bot_params[seat, P_INFERENCE]
+    # who made each play of the hand so far depends on the view only: found once a decision
+    row[O_PLAYS] = (play_seats(view, params, row[O_REPLAY:O_SEATS], row[O_SEATS:O_SAVED])
+                    if frow[F_INFERENCE] > 0.0 else 0)
     mine = row[O_VIEW:O_SAMPLE]
     for i in range(STATE_SIZE):
         mine[i] = view[i]

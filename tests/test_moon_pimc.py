@@ -108,7 +108,7 @@ def weigh(world, state, seat, p, miss):
     view = np.zeros(m.STATE_SIZE, np.int64)
     m.observe(state, seat, view)
     replay = np.zeros(m.STATE_SIZE, np.int64)
-    seats = np.zeros(inference.MAX_PLAYS, np.int64)
+    seats = np.zeros(inference.SEAT_SLOTS, np.int64)
     n = inference.play_seats(view, p, replay, seats)
     return inference.likelihood(world, view, p, seat, seats, n, replay, miss), view
 
