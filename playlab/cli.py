@@ -395,7 +395,10 @@ def main(argv=None) -> None:
 
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
     stopping.install(program=argv is None)
-    _default_showwarning = warnings.showwarning
+    # main() may run more than once in a process (tests, notebooks): keep the first default,
+    # or a second call would make _show_warning its own fallback and recurse on any warning
+    if warnings.showwarning is not _show_warning:
+        _default_showwarning = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)

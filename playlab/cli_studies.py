@@ -290,7 +290,12 @@ def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, see
     if cfg.bots[0].is_agent:
         raise click.BadParameter("the teacher must be a compiled bot, not a py: agent", param_hint="--teacher")
     _check_threads(threads)
-    config = TrainConfig(game, cfg.players, dict(cfg.variant), cfg.bot_labels[0], seed, teacher_games, epochs,
+    from simcore.options import set_options
+
+    # only the options set away from their defaults: a resolved variant is not itself a valid
+    # --variant (Shifting Stones' packaged deck resolves to "", which no user can give)
+    given = set_options(cfg.info.options, cfg.variant)
+    config = TrainConfig(game, cfg.players, given, cfg.bot_labels[0], seed, teacher_games, epochs,
                          hidden, eval_games)
     result = run_train(config, out, workers=workers, threads=threads, progress=progress)
     curve = result["curve"]

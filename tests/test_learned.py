@@ -125,3 +125,20 @@ def test_train_refuses_a_bad_teacher_in_one_line(tmp_path, capsys):
     code, out, err = run(capsys, "train", "sequence-stacks", "--teacher", "nonsense", "--out", tmp_path / "t")
     assert code != 0 and err.strip().startswith("error: unknown bot 'nonsense'") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "t").exists()
+
+
+def test_train_runs_from_the_command_line_on_a_game_with_a_path_option(tmp_path, capsys):
+    """Shifting Stones' packaged deck resolves to "", which is no valid --variant: the training
+    must carry only the options set away from their defaults (it once stopped at once on
+    `error: option deck needs a file path`)."""
+    out = tmp_path / "t"
+    code, text, err = run(capsys, "train", "shifting-stones", "--teacher", "greedy:depth=1", "--teacher-games", 8,
+                          "--epochs", 1, "--hidden", 4, "--eval-games", 4, "--seed", 3, "--workers", 1,
+                          "--threads", 1, "--out", out, "--no-progress")
+    assert code == 0, err
+    assert json.loads((out / "train.json").read_text())["variant"] == {}
+    model = read_model(str(out / "model.npz"))
+    assert model.meta["game"] == "shifting-stones" and model.meta["teacher"] == "greedy:depth=1"
+    code, text, err = run(capsys, "tournament", "shifting-stones", "--bots", f"learned:model={out / 'model.npz'},greedy",
+                          "--games", 4, "--seed", 1)
+    assert code == 0, err
