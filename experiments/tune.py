@@ -68,7 +68,9 @@ def summarize(study: Study, collector: Collector) -> pd.DataFrame:
         runs = slice(c * n, (c + 1) * n)
         wins, decided = int(collector.wins[runs].sum()), int(collector.decided[runs].sum())
         lo, hi = wilson_interval(wins, decided)
-        values = spec.split(":")[1:]
+        # the grid's values are the spec's last parts (build appends them): the bot's own
+        # parameters (`learned:model=PATH`) come first and are no column of the grid
+        values = spec.split(":")[len(spec.split(":")) - len(names):]
         rows.append({**{k: v.split("=", 1)[1] for k, v in zip(names, values)}, "bot": spec,
                      "games": int(collector.games[runs].sum()), "decided": decided, "wins": wins,
                      "win_rate": wins / decided if decided else float("nan"), "ci_low": lo, "ci_high": hi})

@@ -147,6 +147,18 @@ def test_tune_prints_its_setting_and_json(capsys):
     assert r["chance"] == pytest.approx(1 / 3) and len(r["table"]) == 2 and r["seed"] == 3
 
 
+def test_tune_labels_each_row_by_the_grid_not_the_bots_own_parameters(capsys):
+    """A bot given with its own parameter (`bidder:moon_threshold=7`) and a grid of another:
+    the grid's column holds the grid's values (it once showed the bot's own parameter's)."""
+    code, out, err = run(capsys, "tune", "moon", "--bot", "bidder:moon_threshold=7", "--grid",
+                         "aggression=0.8,1.2", "--games", "10", "--seed", "3", "--json")
+    assert code == 0, err
+    table = json.loads(out)["table"]
+    assert sorted(row["aggression"] for row in table) == ["0.8", "1.2"]
+    assert sorted(row["bot"] for row in table) == ["bidder:moon_threshold=7:aggression=0.8",
+                                                   "bidder:moon_threshold=7:aggression=1.2"]
+
+
 def test_tournament_writes_its_files(capsys, tmp_path):
     out_dir = tmp_path / "t"
     code, out, err = run(capsys, "tournament", "moon", "--bots", "random,greedy", "--games", "40", "--seed", "2",
