@@ -64,7 +64,10 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
         rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(point["games"].iloc[i]),
                      "stronger_win_rate": float(p[i]), "coin_flip": float(x[i]), "ci_low": float(lo),
                      "ci_high": float(hi)})
-    overall = np.nanmean(boot, axis=1) if len(boot) else np.array([])
+    # a resample of a tiny tournament can hold no decided game of any pair: it says nothing
+    # about the mean and is left out (averaging it gave NaN and a RuntimeWarning)
+    seen = boot[~np.isnan(boot).all(axis=1)] if len(boot) else boot
+    overall = np.nanmean(seen, axis=1) if len(seen) else np.array([])
     lo, hi = (np.clip(np.percentile(overall, [2.5, 97.5]), 0, 1) if len(overall) else (np.nan, np.nan))
     rows.append({"pair": "(all pairs)", "stronger": "", "games": int(point["games"].sum()),
                  "stronger_win_rate": float(np.mean(p)), "coin_flip": float(np.mean(x)), "ci_low": float(lo),
