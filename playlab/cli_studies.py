@@ -264,8 +264,9 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 
 @cli.command(short_help="train the learned bot from a teacher's moves")
 @click.argument("game")
-@click.option("--teacher", default="mcts", show_default=True,
-              help="the bot whose moves are learned (in each seat in turn, greedy in the others)")
+@click.option("--teacher", default=None,
+              help="the bot whose moves are learned (in each seat in turn, greedy in the others)  "
+                   "[default: the game's expert: Moon pimc, the others mcts]")
 @click.option("--players", type=int, default=None, help="player count  [default: Moon 3, others 2]")
 @click.option("--teacher-games", type=click.IntRange(min=1), default=800, show_default=True,
               help="teacher games per seat (recorded in chunks of 8 under --out)")
@@ -286,7 +287,9 @@ def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, see
     seat in turn), with a learning curve against greedy; `learned:model=OUT/model.npz` plays it."""
     from experiments.train import TrainConfig, default_players, train as run_train
 
-    cfg = _config(game, players or default_players(game), teacher, variant, seed)
+    from experiments.train import DEFAULT_TEACHER
+
+    cfg = _config(game, players or default_players(game), teacher or DEFAULT_TEACHER, variant, seed)
     if cfg.bots[0].is_agent:
         raise click.BadParameter("the teacher must be a compiled bot, not a py: agent", param_hint="--teacher")
     _check_threads(threads)

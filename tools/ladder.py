@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 # the bots of each built-in game's ladder (aliases left out: `expert` is another name of one
 # of these; `learned` only where a trained model is shipped, elsewhere it plays as greedy)
 LADDERS = {
-    "moon": ("random", "greedy", "mcts", "pimc"),
+    "moon": ("random", "greedy", "learned", "mcts", "pimc"),
     "shifting-stones": ("random", "greedy", "flatmc", "mcts"),
     "sequence-stacks": ("random", "greedy", "learned", "flatmc", "mcts"),
 }
