@@ -142,3 +142,17 @@ def test_train_runs_from_the_command_line_on_a_game_with_a_path_option(tmp_path,
     code, text, err = run(capsys, "tournament", "shifting-stones", "--bots", f"learned:model={out / 'model.npz'},greedy",
                           "--games", 4, "--seed", 1)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("game, games, fair", [("moon", 300, 1 / 3), ("shifting-stones", 500, 0.5),
+                                               ("sequence-stacks", 1000, 0.5)])
+def test_the_shipped_model_beats_greedy(capsys, game, games, fair):
+    """Plain `learned` plays the shipped file, and it is better than greedy: every seat in turn
+    against greedy, a fixed sample (measured: Moon 0.545 over 36,000 games against two greedy,
+    Shifting Stones 0.586 and Sequence Stacks 0.559 over 24,000), the 95% Wilson lower bound
+    above the fair share."""
+    code, out, err = run(capsys, "tune", game, "--bot", "learned", "--grid", "temperature=0", "--against", "greedy",
+                         "--games", games, "--seed", 901, "--json")
+    assert code == 0, err
+    (row,) = json.loads(out)["table"]
+    assert row["decided"] >= 0.99 * row["games"] and row["ci_low"] > fair, row
