@@ -118,6 +118,8 @@ them and ``choose`` cuts them by them.  At the default budget (3,000 iterations)
 about 200 KB + 72 KB (3 players) per seat, allocated once per chunk and reused by every
 decision.
 """
+import math
+
 import numpy as np
 from collections import namedtuple
 
@@ -197,8 +199,10 @@ FloatRow = namedtuple("FloatRow", ("policy", "value", "votes", "sums", "end"))
 DEFAULT_ITERATIONS = 3000
 # log(k) for the availability counts of UCB (log_count)
 LOG_TABLE = 1 << 14
-# the values the compiled np.log gives (tests/test_mcts.py compares them), so play is unchanged
-LOG_COUNTS = np.log(np.maximum(np.arange(LOG_TABLE, dtype=np.float64), 1.0))
+# the values the compiled np.log gives (tests/test_mcts.py compares them), so play is unchanged:
+# the C library's scalar log, as compiled code calls it; numpy's vectorised log differs from it
+# in the last bit of some values on CPUs with AVX-512 (one of these 16,384 on an AMD EPYC)
+LOG_COUNTS = np.array([math.log(max(k, 1)) for k in range(LOG_TABLE)], dtype=np.float64)
 
 PARAMS = (
     BotParam("iterations", DEFAULT_ITERATIONS, 1, 1_000_000, "iterations per decision", integer=True),
