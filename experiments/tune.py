@@ -70,7 +70,8 @@ def summarize(study: Study, collector: Collector) -> pd.DataFrame:
         lo, hi = wilson_interval(wins, decided)
         # the grid's values are the spec's last parts (build appends them): the bot's own
         # parameters (`learned:model=PATH`) come first and are no column of the grid
-        values = spec.split(":")[len(spec.split(":")) - len(names):]
+        parts = spec.split(":")
+        values = parts[len(parts) - len(names):]
         rows.append({**{k: v.split("=", 1)[1] for k, v in zip(names, values)}, "bot": spec,
                      "games": int(collector.games[runs].sum()), "decided": decided, "wins": wins,
                      "win_rate": wins / decided if decided else float("nan"), "ci_low": lo, "ci_high": hi})

@@ -285,16 +285,13 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, seed, variant, out, workers, threads, progress):
     """Fit the learned bot's network to TEACHER's moves in GAME (teacher against greedy, every
     seat in turn), with a learning curve against greedy; `learned:model=OUT/model.npz` plays it."""
-    from experiments.train import TrainConfig, default_players, train as run_train
-
-    from experiments.train import DEFAULT_TEACHER
+    from experiments.train import DEFAULT_TEACHER, TrainConfig, default_players, train as run_train
+    from simcore.options import set_options
 
     cfg = _config(game, players or default_players(game), teacher or DEFAULT_TEACHER, variant, seed)
     if cfg.bots[0].is_agent:
         raise click.BadParameter("the teacher must be a compiled bot, not a py: agent", param_hint="--teacher")
     _check_threads(threads)
-    from simcore.options import set_options
-
     # only the options set away from their defaults: a resolved variant is not itself a valid
     # --variant (Shifting Stones' packaged deck resolves to "", which no user can give)
     given = set_options(cfg.info.options, cfg.variant)
