@@ -9,7 +9,11 @@ legal actions:
     h        = relu(W1ᵀ x + b1)                         (H hidden units)
     logit[a] = W2[a] · h + b2[a] + greedy_bonus · [a is greedy's move]
 
-and plays the legal action of the highest logit (ties: the lowest action), or, with
+"Greedy" is the game's greedy bot with the parameters the model's ``base`` sets (its
+defaults when it sets none; Shifting Stones' shipped model reads greedy searching 3 moves
+ahead and planning at every step, ``greedy:depth=3:replan=1``); the opponents of training
+and evaluation stay greedy at its defaults.  The network plays the legal action of the
+highest logit (ties: the lowest action), or, with
 ``temperature`` > 0, samples softmax(logit / temperature) from the seat's own bot stream.
 Both the input (mostly zeros: one-hot fields) and the output (only the legal actions) are
 computed sparsely, so a decision costs a few thousand multiply-adds.  A network of zeros
@@ -17,7 +21,8 @@ with ``greedy_bonus`` 1 is greedy; training starts there and learns where to dif
 
 Models are ``.npz`` files of numpy arrays (``W1``, ``b1``, ``W2``, ``b2``, ``greedy_bonus``)
 with what they were trained for (``game``, ``players``, ``options``, ``layout`` the
-observation layout's fingerprint, ``teacher``, ``seed``, ``version``).  Plain ``learned``
+observation layout's fingerprint, ``teacher``, ``seed``, ``version``, and ``base``: greedy's
+parameters the model reads the move of, when not its defaults).  Plain ``learned``
 plays the model shipped for the game (``bots/models/<game>.npz``); ``learned:model=PATH``
 plays another one (``load_model`` refuses one made for another game or observation layout).
 The weights are constants of the compiled policy, which is compiled once per model (its
@@ -109,9 +114,35 @@ def layout_fingerprint(module) -> str:
     return h.hexdigest()[:12]
 
 
+def base_values(game: str, base: Mapping[str, float] | None) -> dict[str, float]:
+    """The base policy's parameters (greedy's, ``base`` overriding its defaults), checked:
+    a model's ``base`` names greedy's parameters and values in their ranges."""
+    spec = next((b for b in bots_for(game) if b.name == "greedy"), None)
+    base = dict(base or {})
+    if spec is None:
+        if base:
+            raise ModelError(f"bot {NAME}: {game} has no greedy bot to set {', '.join(sorted(base))} of")
+        return {}
+    by_name = {p.name: p for p in spec.params}
+    unknown = sorted(set(base) - set(by_name))
+    if unknown:
+        raise ModelError(f"bot {NAME}: the base greedy of {game} has no parameter {', '.join(unknown)}")
+    try:
+        return {p.name: p.parse("greedy", f"{float(base[p.name]):g}") if p.name in base else p.default
+                for p in spec.params}
+    except BotError as exc:
+        raise ModelError(f"bot {NAME}: the base {exc}") from None
+
+
+def base_label(base: Mapping[str, float] | None) -> str:
+    """``greedy`` or ``greedy:depth=3:replan=1``: the base policy as a bot spec."""
+    return ":".join(["greedy", *(f"{k}={float(v):g}" for k, v in sorted((base or {}).items()))])
+
+
 def greedy_model(game: str, hidden: int = DEFAULT_HIDDEN, rng: np.random.Generator | None = None,
-                 scale: float = 0.0) -> Model:
-    """A model that plays as greedy (weights zero or small noise, greedy bonus 1)."""
+                 scale: float = 0.0, base: Mapping[str, float] | None = None) -> Model:
+    """A model that plays as its base policy (greedy, with ``base`` overriding its
+    parameters; weights zero or small noise, greedy bonus 1)."""
     from simcore.games import load_game
 
     module = load_game(game)
@@ -120,6 +151,9 @@ def greedy_model(game: str, hidden: int = DEFAULT_HIDDEN, rng: np.random.Generat
     rng = rng or np.random.default_rng(0)
     w1 = rng.normal(0.0, scale, (obs + na, hidden)) if scale else np.zeros((obs + na, hidden))
     meta = {"game": game, "layout": layout_fingerprint(module), "version": MODEL_VERSION}
+    if base:
+        base_values(game, base)
+        meta["base"] = {k: float(v) for k, v in sorted(base.items())}
     return Model(w1, np.zeros(hidden), np.zeros((na, hidden)), np.zeros(na), np.ones(1), meta)
 
 
@@ -158,6 +192,7 @@ def check_model(model: Model, game: str, where: str) -> None:
     if meta.get("layout") != layout_fingerprint(module):
         raise ModelError(f"bot {NAME}: {where} was trained on another observation layout of {game} "
                          f"({meta.get('layout')}, now {layout_fingerprint(module)}): train it again")
+    base_values(game, meta.get("base"))
     obs = module.INFO.observation_size(module.INFO.max_players)
     na = module.INFO.num_actions
     h = model.hidden
@@ -238,11 +273,11 @@ def pick(logits, legal, n, temperature, rng, seat):
     return legal[best]
 
 
-def _greedy_memory(info):
+def _greedy_memory(info, base: Mapping[str, float] | None = None):
     spec = next((b for b in bots_for(info.name) if b.name == "greedy"), None)
     if spec is None:
         return 1, 1
-    ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
+    ints, floats = spec.memory(info, info.max_players, tuple(base_values(info.name, base).values()))
     return max(1, int(ints)), max(1, int(floats))
 
 
@@ -273,21 +308,21 @@ def choose(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     return pick(logits, legal, n, bot_params[seat, P_TEMPERATURE], rng, seat)
 
 
-def greedy_globals(game) -> dict[str, Any]:
-    """The game's greedy bot as globals of a compiled copy (policy, default parameters,
-    scratch sizes)."""
+def greedy_globals(game, base: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The game's greedy bot as globals of a compiled copy (policy, its parameters: the
+    defaults, ``base`` overriding them, scratch sizes)."""
     from bots.registry import bound_policy
     from simcore.protocol import no_policy
 
     info = game.INFO
     spec = next((b for b in bots_for(info.name) if b.name == "greedy"), None)
     table = np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64)
-    gi, gf = _greedy_memory(info)
+    gi, gf = _greedy_memory(info, base)
     common = {"GREEDY_BOT_PARAMS": table, "GREEDY_INTS": gi, "GREEDY_FLOATS": gf,
               "OBS_N": info.observation_size(info.max_players)}
     if spec is None:
         return {"greedy_policy": no_policy, "HAS_GREEDY": False, **common}
-    table[:, :len(spec.params)] = [p.default for p in spec.params]
+    table[:, :len(spec.params)] = list(base_values(info.name, base).values())
     return {"greedy_policy": bound_policy(info.name, "greedy"), "HAS_GREEDY": True, **common}
 
 
@@ -303,7 +338,8 @@ JIT_OPTIONS = {"choose": {"_nrt": True}}  # the row reshapes
 
 def _extra_for(path: str | None):
     def extra(game):
-        return {**greedy_globals(game), **model_globals(load_model(game.INFO.name, path))}
+        model = load_model(game.INFO.name, path)
+        return {**greedy_globals(game, model.meta.get("base")), **model_globals(model)}
     return extra
 
 
@@ -320,23 +356,25 @@ def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, flo
     path = os.path.abspath(os.path.expanduser(path))
     model = load_model(game, path)
     name = f"{NAME}-{model.digest()[:12]}"
-    spec = BotSpec(name, f"the learned policy of {path}", PARAMS, memory=_variant_memory(model.hidden))
+    spec = BotSpec(name, f"the learned policy of {path}", PARAMS,
+                   memory=_variant_memory(model.hidden, model.meta.get("base")))
     register_bot(spec, choose, games=(game,), helpers=(score_legal, pick), requires=REQUIRES,
                  extra=_extra_for(path), jit_options=JIT_OPTIONS, fingerprint=model.digest(), listed=False)
     return spec, [(MODEL_KEY, path)]
 
 
-def _variant_memory(hidden):
+def _variant_memory(hidden, base=None):
     """int64: greedy's scratch for every seat; float64: greedy's, the observation, the
     hidden units and the scores."""
     def mem(info, players, values):
-        gi, gf = _greedy_memory(info)
+        gi, gf = _greedy_memory(info, base)
         return players * gi, players * gf + info.observation_size(players) + hidden + info.num_actions
     return mem
 
 
 def _shipped_memory(info, players, values):
-    return _variant_memory(hidden_units(info.name))(info, players, values)
+    model = load_model(info.name)
+    return _variant_memory(model.hidden, model.meta.get("base"))(info, players, values)
 
 
 SPEC = BotSpec(NAME, "a small network trained from a teacher's moves (playlab train) over the seat's "

@@ -19,8 +19,8 @@ from simcore.engine import start_game
 def replay_examples(params, players, seed, start, count, actions, seat, obs_out, greedy_out, taken_out,
                     legal_out, state_size):
     """The recorded games ``start …`` of run ``seed`` (actions back to back) replayed; every
-    decision of ``seat`` with a choice becomes an example: its observation, greedy's move in
-    its view, the action taken and the legal ones (a 0/1 mask).  Returns the examples
+    decision of ``seat`` with a choice becomes an example: its observation, the base policy's
+    move in its view (greedy with the model's ``base`` parameters), the action taken and the legal ones (a 0/1 mask).  Returns the examples
     written (stops when the buffers are full) and the actions used."""
     state = np.empty(state_size, np.int64)
     view = np.empty(state_size, np.int64)
@@ -43,7 +43,7 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
                     observation(view, params, p, obs_out[k])  # noqa: F821
                     greedy_out[k] = -1
                     if HAS_GREEDY:  # noqa: F821
-                        greedy_out[k] = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, p,  # noqa: F821
+                        greedy_out[k] = greedy_policy(view, legal, n, BASE_BOT_PARAMS, params, rng, p,  # noqa: F821
                                                       gi, gf)
                     taken_out[k] = a
                     for i in range(legal_out.shape[1]):
@@ -70,7 +70,9 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
         else:
             g = -1
             if HAS_GREEDY:  # noqa: F821
-                g = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, p, gi, gf)  # noqa: F821
+                # the opponents are greedy at its defaults, the learner's input its base's move
+                table = BASE_BOT_PARAMS if p == seat else GREEDY_BOT_PARAMS  # noqa: F821
+                g = greedy_policy(view, legal, n, table, params, rng, p, gi, gf)  # noqa: F821
             if p != seat:
                 a = g
             else:
@@ -112,15 +114,18 @@ JIT_OPTIONS = {"learner_batch": {"parallel": True}}
 
 
 @lru_cache(maxsize=None)
-def kernels(game_name: str):
-    """The loops compiled for ``game_name`` (cached on disk like every bound copy)."""
+def kernels(game_name: str, base: tuple = ()):
+    """The loops compiled for ``game_name`` whose learner reads the move of greedy with
+    ``base`` (``(name, value)`` pairs) overriding its parameters (cached on disk like every
+    bound copy; the tables are arguments' constants, so each base compiles once)."""
     from bots.registry import bot_entry, bots_for, source_digest
     from simcore.games import load_game
     from simcore.protocol import bind_functions
 
     module = load_game(game_name)
-    extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions)}
-    digest = source_digest((replay_examples, score_legal.py_func))
+    extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions),
+             "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"]}
+    digest = source_digest((replay_examples, score_legal.py_func)) + repr(sorted(base))
     if any(b.name == "greedy" for b in bots_for(game_name)):
         digest += bot_entry(game_name, "greedy").digest
     return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",

@@ -272,6 +272,9 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
               help="teacher games per seat (recorded in chunks of 8 under --out)")
 @click.option("--epochs", type=click.IntRange(min=0), default=20, show_default=True, help="passes over the examples")
 @click.option("--hidden", type=click.IntRange(1, 1024), default=32, show_default=True, help="hidden units")
+@click.option("--base", default=None, metavar="greedy[:k=v…]",
+              help="the base policy whose move the network reads and starts from: the game's greedy with "
+                   "these parameters  [default: Shifting Stones greedy:depth=3:replan=1, the others greedy]")
 @click.option("--eval-games", type=click.IntRange(min=1), default=500, show_default=True,
               help="games per seat against greedy for each point of the learning curve")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="seed of the teacher's games, the initial weights and the minibatches")
@@ -282,10 +285,13 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="processes playing the teacher's games")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads of the learning-curve games  [default: all cores]")
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
-def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, seed, variant, out, workers, threads, progress):
+def train(game, teacher, players, teacher_games, epochs, hidden, base, eval_games, seed, variant, out, workers, threads,
+          progress):
     """Fit the learned bot's network to TEACHER's moves in GAME (teacher against greedy, every
     seat in turn), with a learning curve against greedy; `learned:model=OUT/model.npz` plays it."""
-    from experiments.train import DEFAULT_TEACHER, TrainConfig, default_players, train as run_train
+    from bots.learned import ModelError, base_label, base_values
+    from experiments.train import DEFAULT_BASE, DEFAULT_TEACHER, TrainConfig, default_players, parse_base
+    from experiments.train import train as run_train
     from simcore.options import set_options
 
     cfg = _config(game, players or default_players(game), teacher or DEFAULT_TEACHER, variant, seed)
@@ -295,8 +301,14 @@ def train(game, teacher, players, teacher_games, epochs, hidden, eval_games, see
     # only the options set away from their defaults: a resolved variant is not itself a valid
     # --variant (Shifting Stones' packaged deck resolves to "", which no user can give)
     given = set_options(cfg.info.options, cfg.variant)
+    base = DEFAULT_BASE.get(game, "") if base is None else base
+    try:
+        values = parse_base(base)
+        base_values(game, values)
+    except (ValueError, ModelError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
     config = TrainConfig(game, cfg.players, given, cfg.bot_labels[0], seed, teacher_games, epochs,
-                         hidden, eval_games)
+                         hidden, eval_games, base=base_label(values) if values else "")
     result = run_train(config, out, workers=workers, threads=threads, progress=progress)
     curve = result["curve"]
     click.echo(curve[["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]]

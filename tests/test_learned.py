@@ -156,3 +156,39 @@ def test_the_shipped_model_beats_greedy(capsys, game, games, fair):
     assert code == 0, err
     (row,) = json.loads(out)["table"]
     assert row["decided"] >= 0.99 * row["games"] and row["ci_low"] > fair, row
+
+
+def test_an_untrained_model_plays_as_its_base(tmp_path):
+    """A model's ``base`` sets the greedy whose move the network reads (Shifting Stones' models
+    start from greedy searching 3 moves ahead): untrained, it plays that greedy's games, move
+    for move, while the opponents stay greedy at its defaults."""
+    from runtime.runner import RunConfig, run_games
+
+    path = str(tmp_path / "base.npz")
+    save_model(greedy_model("shifting-stones", 4, base={"depth": 3, "replan": 1}), path)
+    assert read_model(path).meta["base"] == {"depth": 3.0, "replan": 1.0}
+
+    def games(spec):
+        frame = run_games(RunConfig.build("shifting-stones", 2, [spec, "greedy"], None, 17), 60, threads=1)
+        return frame[["score_0", "score_1", "win_0", "win_1", "turns"]]
+
+    learned = games(f"learned:model={path}")
+    assert learned.equals(games("greedy:depth=3:replan=1"))
+    assert not learned.equals(games("greedy"))
+
+
+@pytest.mark.parametrize("base, message", [({"nonsense": 1}, "has no parameter nonsense"),
+                                           ({"depth": 9}, "depth must be in 0..3")])
+def test_a_model_with_a_bad_base_is_refused(tmp_path, base, message):
+    m = random_model("shifting-stones")
+    m.meta["base"] = base
+    path = str(tmp_path / "bad.npz")
+    save_model(m, path)
+    with pytest.raises(ModelError, match=message):
+        check_model(read_model(path), "shifting-stones", path)
+
+
+def test_train_refuses_a_bad_base_in_one_line(tmp_path, capsys):
+    code, out, err = run(capsys, "train", "shifting-stones", "--base", "greedy:depth", "--out", tmp_path / "t")
+    assert code != 0 and err.startswith("error: ") and "--base" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t").exists()
