@@ -67,6 +67,16 @@ class TrainConfig:
     # the base policy whose move the network reads and starts from: greedy with these
     # parameters set ("depth=3:replan=1"; "" = its defaults)
     base: str = ""
+    # value targets (``q_rollouts`` > 0): the network learns softmax(Q / q_temperature) over
+    # the legal actions, Q from flat Monte Carlo with greedy rollouts of ``q_depth``
+    # decisions (train_kernels.q_values) in the teacher's positions, instead of the move
+    # the teacher made there
+    q_rollouts: int = 0
+    q_depth: int = 30
+    q_temperature: float = 0.02
+    # what the network reads: "before" the observation of the decision, "after" for each
+    # action the observation of the position it leads to (bots.learned.score_after)
+    inputs: str = "before"
 
     def identity(self) -> dict:
         return asdict(self)
@@ -109,7 +119,13 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
     obs_n = info.observation_size(config.players)
     na = info.num_actions
     parts = {"obs": [], "greedy": [], "taken": [], "legal": [], "seat": []}
+    if config.q_rollouts > 0:
+        parts["q"] = []
+    after = config.inputs == "after"
+    keep_views = config.q_rollouts > 0 or after
+    rows = {"X": [], "action": [], "example": []}
     cap = 0
+    done = 0
     for c in range(chunks):
         for seat in range(config.players):
             run = RunConfig.build(config.game, config.players,
@@ -122,14 +138,48 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
                 greedy = np.zeros(cap, np.int64)
                 taken = np.zeros(cap, np.int64)
                 legal = np.zeros((cap, na), np.int8)
+                views = np.zeros((cap if keep_views else 0, size), np.int64)
+                q = np.zeros((cap if config.q_rollouts > 0 else 0, na), np.float64)
             n, _ = k["replay_examples"](run.params(), config.players, config.seed, c * teachers.CHUNK_GAMES,
-                                        teachers.CHUNK_GAMES, actions, seat, obs, greedy, taken, legal, size)
+                                        teachers.CHUNK_GAMES, actions, seat, obs, greedy, taken, legal, size,
+                                        views)
+            if config.q_rollouts > 0:
+                k["q_values"](run.params(), config.players, config.seed, done, views[:n],
+                              np.full(n, seat, np.int64), config.q_rollouts, config.q_depth, size, q[:n])
+                parts["q"].append(q[:n].astype(np.float32))
+            if after:
+                _after_rows(k, run.params(), config, done, views[:n], seat, size, obs_n, na, rows)
+            done += n
             parts["obs"].append(obs[:n].astype(np.float32))
             parts["greedy"].append(greedy[:n].copy())
             parts["taken"].append(taken[:n].copy())
             parts["legal"].append(legal[:n].astype(bool))
             parts["seat"].append(np.full(n, seat, np.int8))
-    return {key: np.concatenate(v) if v else np.zeros(0) for key, v in parts.items()}
+    out = {key: np.concatenate(v) if v else np.zeros(0) for key, v in parts.items()}
+    if after:
+        from scipy import sparse
+
+        out["X_after"] = sparse.vstack(rows["X"], format="csr") if rows["X"] else sparse.csr_matrix((0, obs_n))
+        out["row_action"] = np.concatenate(rows["action"]) if rows["action"] else np.zeros(0, np.int64)
+        out["row_example"] = np.concatenate(rows["example"]) if rows["example"] else np.zeros(0, np.int64)
+    return out
+
+
+def _after_rows(k, params, config, first, views, seat, size, obs_n, na, rows) -> None:
+    """The ``after`` inputs of examples ``first …`` (train_kernels.after_observations),
+    kept as sparse rows (an observation is mostly zeros)."""
+    from scipy import sparse
+
+    n = len(views)
+    cap = max(1, n * na)
+    obs = np.zeros((cap, obs_n), np.float64)
+    action = np.zeros(cap, np.int64)
+    example = np.zeros(cap, np.int64)
+    r = k["after_observations"](params, config.players, config.seed, first, views, np.full(n, seat, np.int64), obs,
+                                action, example, size)
+    rows["X"].append(sparse.csr_matrix(obs[:r].astype(np.float32)))
+    rows["action"].append(action[:r].copy())
+    rows["example"].append(example[:r] + first)
 
 
 # ---- the network's gradient (numpy, float32) ------------------------------------------------------
@@ -148,12 +198,26 @@ def _forward(w, X, G, M):
     return pre, h, z, p
 
 
-def loss_and_grad(w: dict, X, G, M, Y):
+def soft_targets(Q, M, temperature: float):
+    """softmax(Q / temperature) over each row's legal actions (M), 0 elsewhere."""
+    z = np.where(M, Q / temperature, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    t = np.exp(z)
+    return (t / t.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def loss_and_grad(w: dict, X, G, M, Y, T=None):
+    """Cross-entropy of the network's legal-action softmax against the action Y, or, with
+    ``T``, against the distribution T (rows over the actions)."""
     pre, h, z, p = _forward(w, X, G, M)
     rows = np.arange(len(Y))
-    loss = float(-np.log(np.maximum(p[rows, Y], 1e-30)).mean())
-    dz = p
-    dz[rows, Y] -= 1.0
+    if T is None:
+        loss = float(-np.log(np.maximum(p[rows, Y], 1e-30)).mean())
+        dz = p
+        dz[rows, Y] -= 1.0
+    else:
+        loss = float(-(T * np.log(np.maximum(p, 1e-30))).sum(axis=1).mean())
+        dz = p - T
     dz /= len(Y)
     grad = {"W2": dz.T @ h, "b2": dz.sum(axis=0)}
     has = G >= 0
@@ -178,6 +242,95 @@ def accuracy(w: dict, X, G, M, Y, chunk: int = 8192) -> tuple[float, float]:
         _, _, z, _ = _forward(w, X[i:i + chunk], G[i:i + chunk], M[i:i + chunk])
         hits += int((z.argmax(axis=1) == Y[i:i + chunk]).sum())
     return hits / len(Y), float((G == Y).mean())
+
+
+class Examples:
+    """The examples as the fitting reads them: ``loss_and_grad(w, idx)`` over the examples
+    ``idx`` and ``accuracy(w, idx)``; ``before`` models read X (one row per example),
+    ``after`` models one sparse row per legal action (``AfterExamples``)."""
+
+    def __init__(self, data, Y, T):
+        self.X, self.G, self.M, self.Y, self.T = data["obs"], data["greedy"], data["legal"], Y, T
+
+    def loss_and_grad(self, w, idx):
+        return loss_and_grad(w, self.X[idx], self.G[idx], self.M[idx], self.Y[idx],
+                             None if self.T is None else self.T[idx])
+
+    def accuracy(self, w, idx):
+        return accuracy(w, self.X[idx], self.G[idx], self.M[idx], self.Y[idx])
+
+
+class AfterExamples(Examples):
+    """An ``after`` model's examples: row r of ``X_after`` is the observation after action
+    ``row_action[r]`` of example ``row_example[r]`` (each example's rows contiguous, its
+    legal actions in ascending order).  The network scores each row; the softmax runs over
+    an example's rows."""
+
+    def __init__(self, data, Y, T):
+        super().__init__(data, Y, T)
+        self.XA = data["X_after"]
+        self.A = data["row_action"]
+        ex = data["row_example"]
+        n = len(Y)
+        self.count = np.bincount(ex, minlength=n)
+        self.start = np.concatenate([[0], np.cumsum(self.count)[:-1]])
+        # the target of each row: its share of the value softmax, or 1 for the teacher's move
+        self.TR = (T[ex, self.A] if T is not None else (self.A == data["taken"][ex])).astype(np.float32)
+
+    def _rows(self, idx):
+        cnt = self.count[idx]
+        total = int(cnt.sum())
+        ends = np.cumsum(cnt)
+        rows = np.repeat(self.start[idx] - (ends - cnt), cnt) + np.arange(total)
+        local = np.repeat(np.arange(len(idx)), cnt)
+        return rows, local, ends - cnt
+
+    def _forward(self, w, idx):
+        rows, local, starts = self._rows(idx)
+        A = self.A[rows]
+        obs_n = self.XA.shape[1]
+        pre = self.XA[rows] @ w["W1"][:obs_n] + w["W1"][obs_n + A] + w["b1"]
+        h = np.maximum(pre, 0.0)
+        greedy = A == self.G[idx][local]
+        z = (h * w["W2"][A]).sum(axis=1) + w["b2"][A] + w["greedy_bonus"][0] * greedy
+        top = np.maximum.reduceat(z, starts)
+        ez = np.exp(z - top[local])
+        p = ez / np.add.reduceat(ez, starts)[local]
+        return rows, local, starts, A, pre, h, greedy, z, p
+
+    def loss_and_grad(self, w, idx):
+        rows, local, starts, A, pre, h, greedy, z, p = self._forward(w, idx)
+        t = self.TR[rows]
+        loss = float(-(t * np.log(np.maximum(p, 1e-30))).sum() / len(idx))
+        dz = ((p - t) / len(idx)).astype(np.float32)
+        gW2 = np.zeros_like(w["W2"])
+        np.add.at(gW2, A, dz[:, None] * h)
+        gb2 = np.zeros_like(w["b2"])
+        np.add.at(gb2, A, dz)
+        dh = dz[:, None] * w["W2"][A]
+        dh[pre <= 0] = 0.0
+        obs_n = self.XA.shape[1]
+        gW1 = np.zeros_like(w["W1"])
+        gW1[:obs_n] = self.XA[rows].T @ dh
+        np.add.at(gW1, obs_n + A, dh)
+        grad = {"W1": gW1, "b1": dh.sum(axis=0), "W2": gW2, "b2": gb2,
+                "greedy_bonus": np.array([dz[greedy].sum()], np.float32)}
+        return loss, grad
+
+    def accuracy(self, w, idx, chunk: int = 4096):
+        if len(idx) == 0:
+            return float("nan"), float("nan")
+        hits = 0
+        for i in range(0, len(idx), chunk):
+            part = idx[i:i + chunk]
+            rows, local, starts, A, pre, h, greedy, z, p = self._forward(w, part)
+            top = np.maximum.reduceat(z, starts)
+            # the first row of each example holding its top score: the lowest such action
+            first = np.flatnonzero(z == top[local])
+            chosen = np.full(len(part), -1)
+            chosen[local[first[::-1]]] = A[first[::-1]]
+            hits += int((chosen == self.Y[part]).sum())
+        return hits / len(idx), float((self.G[idx] == self.Y[idx]).mean())
 
 
 class Adam:
@@ -214,7 +367,8 @@ def win_rate(config: TrainConfig, w: dict, games: int, seed: int, threads: int |
     for seat in range(config.players):
         out = np.zeros(games, np.float64)
         k["learner_batch"](run.params(), config.players, seed, 0, games, seat, arr["W1"], arr["b1"], arr["W2"],
-                           arr["b2"], arr["greedy_bonus"], 0.0, info.state_size(config.players), out)
+                           arr["b2"], arr["greedy_bonus"], 0.0, config.inputs == "after",
+                           info.state_size(config.players), out)
         total += float(out.sum())
     n = games * config.players
     lo, hi = proportion_confint(total, n, alpha=0.05, method="wilson")
@@ -231,6 +385,8 @@ def _model(config: TrainConfig, w: dict, extra: Mapping[str, Any]) -> Model:
     meta = {"game": config.game, "players": config.players, "options": dict(config.variant),
             "layout": layout_fingerprint(module), "version": MODEL_VERSION, "teacher": config.teacher,
             "seed": config.seed, "teacher_games": config.teacher_games, "hidden": config.hidden, **extra}
+    if config.inputs != "before":
+        meta["inputs"] = config.inputs
     if config.base_params():
         meta["base"] = dict(sorted(config.base_params().items()))
     return Model(*(np.asarray(w[k], np.float64) for k in Model.ARRAYS), meta=meta)
@@ -303,9 +459,16 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     order = rng.permutation(n)
     cut = int(n * (1 - config.holdout)) if n > 10 else n
     tr, va = order[:cut], order[cut:]
-    X, G, M, Y = data["obs"], data["greedy"], data["legal"], data["taken"]
+    X, M, Y = data["obs"], data["legal"], data["taken"]
+    T = None
+    if config.q_rollouts > 0:
+        T = soft_targets(data["q"], M, config.q_temperature)
+        # what "the teacher's move" means for the curve: the best action by value
+        Y = np.where(M, data["q"], -np.inf).argmax(axis=1)
+        log(f"{n} examples valued by {config.q_rollouts} rollouts per action ({time.perf_counter() - t0:.0f} s so far)")
+    fit = (AfterExamples if config.inputs == "after" else Examples)(data, Y, T)
     w = _weights(greedy_model(config.game, config.hidden, rng, scale=1.0 / math.sqrt(X.shape[1] / 8),
-                              base=config.base_params()))
+                              base=config.base_params(), inputs=config.inputs))
     opt = Adam(w, config.lr, config.weight_decay)
     state_path = os.path.join(out, STATE_FILE)
     eval_seed = config.seed + 1
@@ -315,7 +478,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     else:
         epoch, curve = 0, []
         r = win_rate(config, w, config.eval_games, eval_seed, threads)
-        acc, agree = accuracy(w, X[va], G[va], M[va], Y[va])
+        acc, agree = fit.accuracy(w, va)
         curve.append({"epoch": 0, "steps": 0, "loss": float("nan"), "teacher_agreement": acc,
                       "greedy_agreement": agree, **r, "seconds": time.perf_counter() - t0})
         best = {"w": {k: v.copy() for k, v in w.items()}, "epoch": 0, "rate": r["win_rate"]}
@@ -329,7 +492,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
         losses = []
         for s in range(steps_per_epoch):
             idx = np.sort(perm[s * config.batch:(s + 1) * config.batch])
-            loss, grad = loss_and_grad(w, X[idx], G[idx], M[idx], Y[idx])
+            loss, grad = fit.loss_and_grad(w, idx)
             opt.step(w, grad)
             losses.append(loss)
             if bar:
@@ -337,7 +500,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
         if bar:
             bar.close()
         r = win_rate(config, w, config.eval_games, eval_seed, threads)
-        acc, agree = accuracy(w, X[va], G[va], M[va], Y[va])
+        acc, agree = fit.accuracy(w, va)
         curve.append({"epoch": epoch, "steps": epoch * steps_per_epoch, "loss": float(np.mean(losses)),
                       "teacher_agreement": acc, "greedy_agreement": agree, **r,
                       "seconds": time.perf_counter() - t0})

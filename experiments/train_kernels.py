@@ -12,12 +12,20 @@ from functools import lru_cache
 import numpy as np
 from numba import prange
 
-from bots.learned import greedy_globals, pick, score_legal
+from bots.generic.rollout import Rollout, RolloutPolicy, rollout
+from bots.learned import greedy_globals, pick, score_after, score_legal
 from simcore.engine import start_game
+from simcore.rng import stream_key
+
+# the rollouts of the value targets: greedy at its defaults in every seat, as mcts's
+Q_POLICY = RolloutPolicy("greedy")
+# streams of an example's worlds and rollouts (apart from the games' own streams)
+Q_STREAM = 1 << 20
+AFTER_STREAM = 1 << 21
 
 
 def replay_examples(params, players, seed, start, count, actions, seat, obs_out, greedy_out, taken_out,
-                    legal_out, state_size):
+                    legal_out, state_size, views_out):
     """The recorded games ``start …`` of run ``seed`` (actions back to back) replayed; every
     decision of ``seat`` with a choice becomes an example: its observation, the base policy's
     move in its view (greedy with the model's ``base`` parameters), the action taken and the legal ones (a 0/1 mask).  Returns the examples
@@ -41,6 +49,9 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
                 if n > 1:
                     observe(state, p, view)  # noqa: F821
                     observation(view, params, p, obs_out[k])  # noqa: F821
+                    if views_out.shape[0] > 0:
+                        for i in range(state_size):
+                            views_out[k, i] = view[i]
                     greedy_out[k] = -1
                     if HAS_GREEDY:  # noqa: F821
                         greedy_out[k] = greedy_policy(view, legal, n, BASE_BOT_PARAMS, params, rng, p,  # noqa: F821
@@ -56,8 +67,8 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
     return k, pos
 
 
-def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temperature, state, view,
-                 legal, rng, gi, gf, obs, hidden, logits, returns_out):
+def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temperature, after, state, view,
+                 legal, rng, gi, gf, obs, hidden, logits, returns_out, world, sim, seen):
     """Game ``index`` of run ``seed``: the model in ``seat``, greedy elsewhere; the seats'
     returns into ``returns_out``."""
     start_game(state, params, players, seed, index, rng)
@@ -75,6 +86,10 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
                 g = greedy_policy(view, legal, n, table, params, rng, p, gi, gf)  # noqa: F821
             if p != seat:
                 a = g
+            elif after:
+                score_after(view, params, p, legal, n, g, W1, b1, W2, b2, bonus, rng, world, sim, seen, obs,
+                            hidden, logits)
+                a = pick(logits, legal, n, temperature, rng, p)
             else:
                 observation(view, params, p, obs)  # noqa: F821
                 score_legal(obs, g, legal, n, W1, b1, W2, b2, bonus, hidden, logits)
@@ -83,8 +98,8 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
     returns(state, params, players, returns_out)  # noqa: F821
 
 
-def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bonus, temperature, state_size,
-                  out):
+def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bonus, temperature, after,
+                  state_size, out):
     """Games ``start … start+count-1`` (``learner_game``), in parallel; ``out[g]`` = the
     learner seat's return (1 a win, 1/k a k-way shared win, 1/players a truncated game)."""
     chunk = 16
@@ -100,17 +115,97 @@ def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bon
         hidden = np.zeros(b1.shape[0], np.float64)
         logits = np.zeros(NUM_ACTIONS, np.float64)  # noqa: F821
         ret = np.zeros(players, np.float64)
+        world = np.empty(state_size, np.int64)
+        sim = np.empty(state_size, np.int64)
+        seen = np.empty(state_size, np.int64)
         lo = c * chunk
         hi = min(count, lo + chunk)
         for g in range(lo, hi):
-            learner_game(params, players, seed, start + g, seat, W1, b1, W2, b2, bonus, temperature, state, view,
-                         legal, rng, gi, gf, obs, hidden, logits, ret)
+            learner_game(params, players, seed, start + g, seat, W1, b1, W2, b2, bonus, temperature, after, state,
+                         view, legal, rng, gi, gf, obs, hidden, logits, ret, world, sim, seen)
             out[g] = ret[seat]
 
 
+def q_values(params, players, seed, first, views, seats, rollouts, depth, state_size, q_out):
+    """Value targets: for example e (the view ``views[e]`` of seat ``seats[e]``) and each
+    legal action a, ``q_out[e, a]`` = the mean over ``rollouts`` worlds drawn from the view
+    of what the seat gets after a: greedy in every seat for ``depth`` decisions (0: to the
+    end), then the game's ``evaluate`` (``returns`` at the end): flat Monte Carlo over the
+    rollout policy, the one-step improvement of greedy that Sequence Stacks' flat mcts
+    searches for.  Every action of a world is rolled out on the same streams (common
+    random numbers: the differences between actions carry less noise than the values).
+    Illegal actions stay 0.  Example e draws only from streams of (seed, first + e)."""
+    count = views.shape[0]
+    chunk = 8
+    nchunks = (count + chunk - 1) // chunk
+    for c in prange(nchunks):
+        world = np.empty(state_size, np.int64)
+        sim = np.empty(state_size, np.int64)
+        legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+        rng = np.empty(players, np.int64)
+        work = Rollout(np.empty(NUM_ACTIONS, np.int64), np.empty(players, np.int64),  # noqa: F821
+                       np.zeros((players, POLICY_INTS), np.int64),  # noqa: F821
+                       np.zeros((players, POLICY_FLOATS), np.float64), np.zeros(players, np.float64))  # noqa: F821
+        lo = c * chunk
+        hi = min(count, lo + chunk)
+        for e in range(lo, hi):
+            seat = seats[e]
+            for s in range(players):
+                rng[s] = stream_key(seed, first + e, np.int64(Q_STREAM + s))
+            for i in range(q_out.shape[1]):
+                q_out[e, i] = 0.0
+            for r in range(rollouts):
+                determinize(views[e], params, seat, rng, seat, world)  # noqa: F821
+                n = legal_actions(world, params, legal)  # noqa: F821
+                key = rng[seat]
+                for i in range(n):
+                    for j in range(state_size):
+                        sim[j] = world[j]
+                    apply(sim, params, legal[i])  # noqa: F821
+                    rng[seat] = key
+                    rollout(sim, params, rng, seat, HAS_POLICY, depth, work)  # noqa: F821
+                    q_out[e, legal[i]] += work.value[seat]
+            for i in range(q_out.shape[1]):
+                q_out[e, i] /= rollouts
+
+
+def after_observations(params, players, seed, first, views, seats, obs_out, action_out, example_out, state_size):
+    """The inputs of an ``after`` model (``bots.learned.score_after``) for each example:
+    for every legal action, in ascending order, the seat's observation of the position it
+    leads to (one world per example drawn from its view, from streams of (seed, first +
+    e)), the action and the example.  Returns the rows written (stops before a row would
+    not fit)."""
+    world = np.empty(state_size, np.int64)
+    sim = np.empty(state_size, np.int64)
+    seen = np.empty(state_size, np.int64)
+    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    rng = np.empty(players, np.int64)
+    r = 0
+    cap = obs_out.shape[0]
+    for e in range(views.shape[0]):
+        seat = seats[e]
+        for s in range(players):
+            rng[s] = stream_key(seed, first + e, np.int64(AFTER_STREAM + s))  # noqa: F821
+        determinize(views[e], params, seat, rng, seat, world)  # noqa: F821
+        n = legal_actions(world, params, legal)  # noqa: F821
+        if r + n > cap:
+            return r
+        for i in range(n):
+            for j in range(state_size):
+                sim[j] = world[j]
+            apply(sim, params, legal[i])  # noqa: F821
+            observe(sim, seat, seen)  # noqa: F821
+            observation(seen, params, seat, obs_out[r])  # noqa: F821
+            action_out[r] = legal[i]
+            example_out[r] = e
+            r += 1
+    return r
+
+
 # the engine's own game start (deal and bot streams) first: callees before their callers
-TEMPLATES = (start_game, replay_examples, learner_game, learner_batch)
-JIT_OPTIONS = {"learner_batch": {"parallel": True}}
+TEMPLATES = (start_game, rollout, score_after, replay_examples, learner_game, learner_batch, q_values,
+             after_observations)
+JIT_OPTIONS = {"learner_batch": {"parallel": True}, "q_values": {"parallel": True}}
 
 
 @lru_cache(maxsize=None)
@@ -124,8 +219,10 @@ def kernels(game_name: str, base: tuple = ()):
 
     module = load_game(game_name)
     extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions),
-             "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"]}
-    digest = source_digest((replay_examples, score_legal.py_func)) + repr(sorted(base))
+             "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"],
+             **Q_POLICY.globals(module)}
+    digest = source_digest((replay_examples, q_values, rollout, learner_game, after_observations, score_after,
+                            score_legal.py_func)) + repr(sorted(base))
     if any(b.name == "greedy" for b in bots_for(game_name)):
         digest += bot_entry(game_name, "greedy").digest
     return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",

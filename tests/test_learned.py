@@ -192,3 +192,64 @@ def test_train_refuses_a_bad_base_in_one_line(tmp_path, capsys):
     code, out, err = run(capsys, "train", "shifting-stones", "--base", "greedy:depth", "--out", tmp_path / "t")
     assert code != 0 and err.startswith("error: ") and "--base" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "t").exists()
+
+
+def test_value_targets_find_the_winning_play_and_repeat_from_their_seed():
+    """``playlab train --q-rollouts``: the value of each legal action by greedy rollouts from
+    worlds drawn from the seat's view.  Completing the winning pile is worth a sure win
+    (1.0), ending the turn instead is not; the same (seed, example) gives the same values,
+    also with the examples split over other threads."""
+    import simcore.games.sequence_stacks as S
+    from experiments.train_kernels import kernels
+    from runtime.runner import set_threads
+    from test_sequence_stacks import make_state
+
+    st, p = make_state(players=2, hands={0: ["b1", "r2", "b3", "r5", "b2"]},
+                       piles={"red.1": ["r1", "r2", "r3", "r4"]}, chips={0: (2, 2)}, draw=["b3"] * 10)
+    view = np.zeros_like(st)
+    S.observe(st, 0, view)
+    views = np.stack([view, view])
+    k = kernels("sequence-stacks")
+    q = np.zeros((2, S.NUM_ACTIONS))
+    k["q_values"](p, 2, 5, 0, views, np.zeros(2, np.int64), 32, 30, len(st), q)
+    legal = np.zeros(S.NUM_ACTIONS, np.int64)
+    n = S.legal_actions(st, p, legal)
+    win = next(a for a in legal[:n] if S.action_name(a) == "play r5 from hand on red.1")
+    assert q[0, win] == 1.0 and q[0].argmax() == win
+    assert q[0, S.A_DISCARD + 1] < q[0, win]  # ending the turn discarding r2 risks a block
+    assert (q[0, np.setdiff1d(np.arange(S.NUM_ACTIONS), legal[:n])] == 0).all()
+    again = np.zeros_like(q)
+    set_threads(1)
+    k["q_values"](p, 2, 5, 0, views, np.zeros(2, np.int64), 32, 30, len(st), again)
+    set_threads(None)
+    np.testing.assert_array_equal(q, again)
+    # a later example index draws other worlds
+    other = np.zeros_like(q)
+    k["q_values"](p, 2, 5, 1, views, np.zeros(2, np.int64), 32, 30, len(st), other)
+    np.testing.assert_array_equal(other[0], q[1])
+
+
+@pytest.mark.parametrize("inputs", ["before", "after"])
+def test_the_training_games_are_the_compiled_bots_games(tmp_path, inputs):
+    """The learning curve's games (train_kernels.learner_batch) are the games the compiled
+    ``learned`` bot plays with the same weights: the same wins, seat by seat, for a model
+    reading the decision's observation and one reading the positions its actions lead to."""
+    from experiments.train import TrainConfig, win_rate
+    from runtime.runner import RunConfig, run_games
+
+    m = random_model("sequence-stacks")
+    m.greedy_bonus = np.array([3.0])  # mostly greedy's moves, some of the network's: games both win
+    if inputs == "after":
+        m.meta["inputs"] = "after"
+    path = str(tmp_path / "m.npz")
+    save_model(m, path)
+    m = read_model(path)
+    config = TrainConfig("sequence-stacks", 2, {}, "greedy", 1, 8, 1, m.hidden, 30, inputs=inputs)
+    curve = win_rate(config, m.arrays(), 30, 11, threads=1)
+    wins = 0.0
+    for seat in range(2):
+        bots = [f"learned:model={path}" if s == seat else "greedy" for s in range(2)]
+        frame = run_games(RunConfig.build("sequence-stacks", 2, bots, None, 11), 30, threads=1)
+        wins += float(frame[f"win_{seat}"].sum())
+    assert curve["win_rate"] * 60 == pytest.approx(wins)
+    assert 0 < wins < 60
