@@ -93,8 +93,6 @@ class Model:
             h.update(k.encode())
             h.update(str(a.shape).encode())
             h.update(a.tobytes())
-        if self.meta.get("inputs", "before") != "before":  # the same weights read other inputs
-            h.update(str(self.meta["inputs"]).encode())
         return h.hexdigest()[:16]
 
     def copy(self) -> "Model":
@@ -142,7 +140,7 @@ def base_label(base: Mapping[str, float] | None) -> str:
 
 
 def greedy_model(game: str, hidden: int = DEFAULT_HIDDEN, rng: np.random.Generator | None = None,
-                 scale: float = 0.0, base: Mapping[str, float] | None = None, inputs: str = "before") -> Model:
+                 scale: float = 0.0, base: Mapping[str, float] | None = None) -> Model:
     """A model that plays as its base policy (greedy, with ``base`` overriding its
     parameters; weights zero or small noise, greedy bonus 1)."""
     from simcore.games import load_game
@@ -156,8 +154,6 @@ def greedy_model(game: str, hidden: int = DEFAULT_HIDDEN, rng: np.random.Generat
     if base:
         base_values(game, base)
         meta["base"] = {k: float(v) for k, v in sorted(base.items())}
-    if inputs != "before":
-        meta["inputs"] = inputs
     return Model(w1, np.zeros(hidden), np.zeros((na, hidden)), np.zeros(na), np.ones(1), meta)
 
 
@@ -197,8 +193,6 @@ def check_model(model: Model, game: str, where: str) -> None:
         raise ModelError(f"bot {NAME}: {where} was trained on another observation layout of {game} "
                          f"({meta.get('layout')}, now {layout_fingerprint(module)}): train it again")
     base_values(game, meta.get("base"))
-    if meta.get("inputs", "before") not in ("before", "after"):
-        raise ModelError(f"bot {NAME}: {where} reads inputs {meta.get('inputs')!r}, not 'before' or 'after'")
     obs = module.INFO.observation_size(module.INFO.max_players)
     na = module.INFO.num_actions
     h = model.hidden
@@ -291,41 +285,6 @@ def hidden_units(game: str) -> int:
     return load_model(game).hidden
 
 
-def score_after(view, params, seat, legal, n, g, W1, b1, W2, b2, greedy_bonus, rng, world, sim, seen, obs,
-                hidden, logits):
-    """logits[i] for legal[i], i < n, of an ``after`` model: the network reads, for each
-    action, the seat's observation of the position the action leads to (in one world drawn
-    from the view with the seat's own stream: only the seat's own draws can differ) and a
-    one-hot of the action itself:
-
-        h(a) = relu(W1ᵀ [observation after a ++ one-hot(a)] + b1)
-        logit[a] = W2[a] · h(a) + b2[a] + greedy_bonus · [a is greedy's move]"""
-    determinize(view, params, seat, rng, seat, world)  # noqa: F821 (bound per game)
-    H = b1.shape[0]
-    O = obs.shape[0]
-    for i in range(n):
-        a = legal[i]
-        for j in range(world.shape[0]):
-            sim[j] = world[j]
-        apply(sim, params, a)  # noqa: F821
-        observe(sim, seat, seen)  # noqa: F821
-        observation(seen, params, seat, obs)  # noqa: F821
-        for j in range(H):
-            hidden[j] = b1[j] + W1[O + a, j]
-        for k in range(O):
-            x = obs[k]
-            if x != 0.0:
-                for j in range(H):
-                    hidden[j] += x * W1[k, j]
-        s = b2[a]
-        for j in range(H):
-            if hidden[j] > 0.0:
-                s += W2[a, j] * hidden[j]
-        if a == g:
-            s += greedy_bonus[0]
-        logits[i] = s
-
-
 def choose(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     """The bot: observation, greedy's move, the network's scores, the pick."""
     if n == 1:
@@ -344,14 +303,8 @@ def choose(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     g = -1
     if HAS_GREEDY:  # noqa: F821
         g = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, seat, gi, gf)  # noqa: F821
-    if AFTER:  # noqa: F821
-        size = view.shape[0]
-        o = players * GREEDY_INTS  # noqa: F821
-        score_after(view, params, seat, legal, n, g, W1, b1, W2, b2, GREEDY_BONUS, rng,  # noqa: F821
-                    row[o:o + size], row[o + size:o + 2 * size], row[o + 2 * size:o + 3 * size], obs, hidden, logits)
-    else:
-        observation(view, params, seat, obs)  # noqa: F821
-        score_legal(obs, g, legal, n, W1, b1, W2, b2, GREEDY_BONUS, hidden, logits)  # noqa: F821
+    observation(view, params, seat, obs)  # noqa: F821
+    score_legal(obs, g, legal, n, W1, b1, W2, b2, GREEDY_BONUS, hidden, logits)  # noqa: F821
     return pick(logits, legal, n, bot_params[seat, P_TEMPERATURE], rng, seat)
 
 
@@ -373,18 +326,13 @@ def greedy_globals(game, base: Mapping[str, float] | None = None) -> dict[str, A
     return {"greedy_policy": bound_policy(info.name, "greedy"), "HAS_GREEDY": True, **common}
 
 
-def is_after(model: Model) -> bool:
-    """Whether the network reads the positions the actions lead to (``score_after``)."""
-    return model.meta.get("inputs", "before") == "after"
-
-
 def model_globals(model: Model) -> dict[str, Any]:
-    return {"AFTER": is_after(model), "W1": np.ascontiguousarray(model.W1), "b1": np.ascontiguousarray(model.b1),
+    return {"W1": np.ascontiguousarray(model.W1), "b1": np.ascontiguousarray(model.b1),
             "W2": np.ascontiguousarray(model.W2), "b2": np.ascontiguousarray(model.b2),
             "GREEDY_BONUS": np.ascontiguousarray(model.greedy_bonus)}
 
 
-REQUIRES = ("observation", "determinize", "apply", "observe")
+REQUIRES = ("observation",)
 JIT_OPTIONS = {"choose": {"_nrt": True}}  # the row reshapes
 
 
@@ -409,25 +357,24 @@ def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, flo
     model = load_model(game, path)
     name = f"{NAME}-{model.digest()[:12]}"
     spec = BotSpec(name, f"the learned policy of {path}", PARAMS,
-                   memory=_variant_memory(model.hidden, model.meta.get("base"), is_after(model)))
-    register_bot(spec, choose, games=(game,), helpers=(score_legal, pick, score_after), requires=REQUIRES,
+                   memory=_variant_memory(model.hidden, model.meta.get("base")))
+    register_bot(spec, choose, games=(game,), helpers=(score_legal, pick), requires=REQUIRES,
                  extra=_extra_for(path), jit_options=JIT_OPTIONS, fingerprint=model.digest(), listed=False)
     return spec, [(MODEL_KEY, path)]
 
 
-def _variant_memory(hidden, base=None, after=False):
-    """int64: greedy's scratch for every seat (an ``after`` model: then a world, the
-    position after an action and its view); float64: greedy's, the observation, the hidden
-    units and the scores."""
+def _variant_memory(hidden, base=None):
+    """int64: greedy's scratch for every seat; float64: greedy's, the observation, the
+    hidden units and the scores."""
     def mem(info, players, values):
         gi, gf = _greedy_memory(info, base)
-        return players * gi + (3 * info.state_size(players) if after else 0), players * gf + info.observation_size(players) + hidden + info.num_actions
+        return players * gi, players * gf + info.observation_size(players) + hidden + info.num_actions
     return mem
 
 
 def _shipped_memory(info, players, values):
     model = load_model(info.name)
-    return _variant_memory(model.hidden, model.meta.get("base"), is_after(model))(info, players, values)
+    return _variant_memory(model.hidden, model.meta.get("base"))(info, players, values)
 
 
 SPEC = BotSpec(NAME, "a small network trained from a teacher's moves (playlab train) over the seat's "
@@ -435,6 +382,6 @@ SPEC = BotSpec(NAME, "a small network trained from a teacher's moves (playlab tr
                memory=_shipped_memory, text_params=(MODEL_KEY,), resolve=parse_learned)
 
 for _game in GAMES:
-    register_bot(SPEC, choose, games=(_game,), helpers=(score_legal, pick, score_after), requires=REQUIRES,
+    register_bot(SPEC, choose, games=(_game,), helpers=(score_legal, pick), requires=REQUIRES,
                  extra=_extra_for(None), jit_options=JIT_OPTIONS,
                  fingerprint=_fingerprint(_game, None) if os.path.exists(shipped_path(_game)) else "")

@@ -47,6 +47,7 @@ DEFAULT_TEACHER = "expert"
 # (README "Learned bots"), so the network starts from there
 DEFAULT_BASE = {"shifting-stones": "greedy:depth=3:replan=1"}
 STATE_FILE = "train_state.npz"
+EXAMPLES_FILE = "examples.npz"
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,6 @@ class TrainConfig:
     q_rollouts: int = 0
     q_depth: int = 30
     q_temperature: float = 0.02
-    # what the network reads: "before" the observation of the decision, "after" for each
-    # action the observation of the position it leads to (bots.learned.score_after)
-    inputs: str = "before"
 
     def identity(self) -> dict:
         return asdict(self)
@@ -121,9 +119,7 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
     parts = {"obs": [], "greedy": [], "taken": [], "legal": [], "seat": []}
     if config.q_rollouts > 0:
         parts["q"] = []
-    after = config.inputs == "after"
-    keep_views = config.q_rollouts > 0 or after
-    rows = {"X": [], "action": [], "example": []}
+    keep_views = config.q_rollouts > 0
     cap = 0
     done = 0
     for c in range(chunks):
@@ -147,39 +143,13 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
                 k["q_values"](run.params(), config.players, config.seed, done, views[:n],
                               np.full(n, seat, np.int64), config.q_rollouts, config.q_depth, size, q[:n])
                 parts["q"].append(q[:n].astype(np.float32))
-            if after:
-                _after_rows(k, run.params(), config, done, views[:n], seat, size, obs_n, na, rows)
             done += n
             parts["obs"].append(obs[:n].astype(np.float32))
             parts["greedy"].append(greedy[:n].copy())
             parts["taken"].append(taken[:n].copy())
             parts["legal"].append(legal[:n].astype(bool))
             parts["seat"].append(np.full(n, seat, np.int8))
-    out = {key: np.concatenate(v) if v else np.zeros(0) for key, v in parts.items()}
-    if after:
-        from scipy import sparse
-
-        out["X_after"] = sparse.vstack(rows["X"], format="csr") if rows["X"] else sparse.csr_matrix((0, obs_n))
-        out["row_action"] = np.concatenate(rows["action"]) if rows["action"] else np.zeros(0, np.int64)
-        out["row_example"] = np.concatenate(rows["example"]) if rows["example"] else np.zeros(0, np.int64)
-    return out
-
-
-def _after_rows(k, params, config, first, views, seat, size, obs_n, na, rows) -> None:
-    """The ``after`` inputs of examples ``first …`` (train_kernels.after_observations),
-    kept as sparse rows (an observation is mostly zeros)."""
-    from scipy import sparse
-
-    n = len(views)
-    cap = max(1, n * na)
-    obs = np.zeros((cap, obs_n), np.float64)
-    action = np.zeros(cap, np.int64)
-    example = np.zeros(cap, np.int64)
-    r = k["after_observations"](params, config.players, config.seed, first, views, np.full(n, seat, np.int64), obs,
-                                action, example, size)
-    rows["X"].append(sparse.csr_matrix(obs[:r].astype(np.float32)))
-    rows["action"].append(action[:r].copy())
-    rows["example"].append(example[:r] + first)
+    return {key: np.concatenate(v) if v else np.zeros(0) for key, v in parts.items()}
 
 
 # ---- the network's gradient (numpy, float32) ------------------------------------------------------
@@ -246,8 +216,7 @@ def accuracy(w: dict, X, G, M, Y, chunk: int = 8192) -> tuple[float, float]:
 
 class Examples:
     """The examples as the fitting reads them: ``loss_and_grad(w, idx)`` over the examples
-    ``idx`` and ``accuracy(w, idx)``; ``before`` models read X (one row per example),
-    ``after`` models one sparse row per legal action (``AfterExamples``)."""
+    ``idx`` and ``accuracy(w, idx)``."""
 
     def __init__(self, data, Y, T):
         self.X, self.G, self.M, self.Y, self.T = data["obs"], data["greedy"], data["legal"], Y, T
@@ -258,79 +227,6 @@ class Examples:
 
     def accuracy(self, w, idx):
         return accuracy(w, self.X[idx], self.G[idx], self.M[idx], self.Y[idx])
-
-
-class AfterExamples(Examples):
-    """An ``after`` model's examples: row r of ``X_after`` is the observation after action
-    ``row_action[r]`` of example ``row_example[r]`` (each example's rows contiguous, its
-    legal actions in ascending order).  The network scores each row; the softmax runs over
-    an example's rows."""
-
-    def __init__(self, data, Y, T):
-        super().__init__(data, Y, T)
-        self.XA = data["X_after"]
-        self.A = data["row_action"]
-        ex = data["row_example"]
-        n = len(Y)
-        self.count = np.bincount(ex, minlength=n)
-        self.start = np.concatenate([[0], np.cumsum(self.count)[:-1]])
-        # the target of each row: its share of the value softmax, or 1 for the teacher's move
-        self.TR = (T[ex, self.A] if T is not None else (self.A == data["taken"][ex])).astype(np.float32)
-
-    def _rows(self, idx):
-        cnt = self.count[idx]
-        total = int(cnt.sum())
-        ends = np.cumsum(cnt)
-        rows = np.repeat(self.start[idx] - (ends - cnt), cnt) + np.arange(total)
-        local = np.repeat(np.arange(len(idx)), cnt)
-        return rows, local, ends - cnt
-
-    def _forward(self, w, idx):
-        rows, local, starts = self._rows(idx)
-        A = self.A[rows]
-        obs_n = self.XA.shape[1]
-        pre = self.XA[rows] @ w["W1"][:obs_n] + w["W1"][obs_n + A] + w["b1"]
-        h = np.maximum(pre, 0.0)
-        greedy = A == self.G[idx][local]
-        z = (h * w["W2"][A]).sum(axis=1) + w["b2"][A] + w["greedy_bonus"][0] * greedy
-        top = np.maximum.reduceat(z, starts)
-        ez = np.exp(z - top[local])
-        p = ez / np.add.reduceat(ez, starts)[local]
-        return rows, local, starts, A, pre, h, greedy, z, p
-
-    def loss_and_grad(self, w, idx):
-        rows, local, starts, A, pre, h, greedy, z, p = self._forward(w, idx)
-        t = self.TR[rows]
-        loss = float(-(t * np.log(np.maximum(p, 1e-30))).sum() / len(idx))
-        dz = ((p - t) / len(idx)).astype(np.float32)
-        gW2 = np.zeros_like(w["W2"])
-        np.add.at(gW2, A, dz[:, None] * h)
-        gb2 = np.zeros_like(w["b2"])
-        np.add.at(gb2, A, dz)
-        dh = dz[:, None] * w["W2"][A]
-        dh[pre <= 0] = 0.0
-        obs_n = self.XA.shape[1]
-        gW1 = np.zeros_like(w["W1"])
-        gW1[:obs_n] = self.XA[rows].T @ dh
-        np.add.at(gW1, obs_n + A, dh)
-        grad = {"W1": gW1, "b1": dh.sum(axis=0), "W2": gW2, "b2": gb2,
-                "greedy_bonus": np.array([dz[greedy].sum()], np.float32)}
-        return loss, grad
-
-    def accuracy(self, w, idx, chunk: int = 4096):
-        if len(idx) == 0:
-            return float("nan"), float("nan")
-        hits = 0
-        for i in range(0, len(idx), chunk):
-            part = idx[i:i + chunk]
-            rows, local, starts, A, pre, h, greedy, z, p = self._forward(w, part)
-            top = np.maximum.reduceat(z, starts)
-            # the first row of each example holding its top score: the lowest such action
-            first = np.flatnonzero(z == top[local])
-            chosen = np.full(len(part), -1)
-            chosen[local[first[::-1]]] = A[first[::-1]]
-            hits += int((chosen == self.Y[part]).sum())
-        return hits / len(idx), float((self.G[idx] == self.Y[idx]).mean())
 
 
 class Adam:
@@ -367,8 +263,7 @@ def win_rate(config: TrainConfig, w: dict, games: int, seed: int, threads: int |
     for seat in range(config.players):
         out = np.zeros(games, np.float64)
         k["learner_batch"](run.params(), config.players, seed, 0, games, seat, arr["W1"], arr["b1"], arr["W2"],
-                           arr["b2"], arr["greedy_bonus"], 0.0, config.inputs == "after",
-                           info.state_size(config.players), out)
+                           arr["b2"], arr["greedy_bonus"], 0.0, info.state_size(config.players), out)
         total += float(out.sum())
     n = games * config.players
     lo, hi = proportion_confint(total, n, alpha=0.05, method="wilson")
@@ -376,6 +271,23 @@ def win_rate(config: TrainConfig, w: dict, games: int, seed: int, threads: int |
 
 
 # ---- the run ------------------------------------------------------------------------------------
+def _valued_examples(config: TrainConfig, out: str, log, t0: float) -> dict[str, np.ndarray]:
+    """The examples; with value targets, kept in ``EXAMPLES_FILE`` once computed (their
+    rollouts are most of a training's time: a resumed training reads them back)."""
+    path = os.path.join(out, EXAMPLES_FILE)
+    if config.q_rollouts > 0 and os.path.exists(path):
+        with np.load(path, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    data = examples(config, out)
+    if config.q_rollouts > 0:
+        tmp = path + ".tmp.npz"
+        np.savez(tmp, **data)
+        os.replace(tmp, path)
+        log(f"{len(data['taken'])} examples valued by {config.q_rollouts} rollouts per action "
+            f"({time.perf_counter() - t0:.0f} s so far)")
+    return data
+
+
 def _weights(model: Model) -> dict:
     return {k: v.astype(np.float32) for k, v in model.arrays().items()}
 
@@ -385,8 +297,6 @@ def _model(config: TrainConfig, w: dict, extra: Mapping[str, Any]) -> Model:
     meta = {"game": config.game, "players": config.players, "options": dict(config.variant),
             "layout": layout_fingerprint(module), "version": MODEL_VERSION, "teacher": config.teacher,
             "seed": config.seed, "teacher_games": config.teacher_games, "hidden": config.hidden, **extra}
-    if config.inputs != "before":
-        meta["inputs"] = config.inputs
     if config.base_params():
         meta["base"] = dict(sorted(config.base_params().items()))
     return Model(*(np.asarray(w[k], np.float64) for k in Model.ARRAYS), meta=meta)
@@ -451,7 +361,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     if bar:
         bar.close()
     t_teacher = time.perf_counter() - t0
-    data = examples(config, out)
+    data = _valued_examples(config, out, log, t0)
     n = len(data["taken"])
     if n == 0:
         raise ValueError("the teacher's games gave no decision with a choice")
@@ -465,10 +375,9 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
         T = soft_targets(data["q"], M, config.q_temperature)
         # what "the teacher's move" means for the curve: the best action by value
         Y = np.where(M, data["q"], -np.inf).argmax(axis=1)
-        log(f"{n} examples valued by {config.q_rollouts} rollouts per action ({time.perf_counter() - t0:.0f} s so far)")
-    fit = (AfterExamples if config.inputs == "after" else Examples)(data, Y, T)
+    fit = Examples(data, Y, T)
     w = _weights(greedy_model(config.game, config.hidden, rng, scale=1.0 / math.sqrt(X.shape[1] / 8),
-                              base=config.base_params(), inputs=config.inputs))
+                              base=config.base_params()))
     opt = Adam(w, config.lr, config.weight_decay)
     state_path = os.path.join(out, STATE_FILE)
     eval_seed = config.seed + 1

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from bots.generic.rollout import Rollout, RolloutPolicy, rollout
-from bots.learned import greedy_globals, pick, score_after, score_legal
+from bots.learned import greedy_globals, pick, score_legal
 from simcore.engine import start_game
 from simcore.rng import stream_key
 
@@ -21,7 +21,6 @@ from simcore.rng import stream_key
 Q_POLICY = RolloutPolicy("greedy")
 # streams of an example's worlds and rollouts (apart from the games' own streams)
 Q_STREAM = 1 << 20
-AFTER_STREAM = 1 << 21
 
 
 def replay_examples(params, players, seed, start, count, actions, seat, obs_out, greedy_out, taken_out,
@@ -67,8 +66,8 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
     return k, pos
 
 
-def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temperature, after, state, view,
-                 legal, rng, gi, gf, obs, hidden, logits, returns_out, world, sim, seen):
+def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temperature, state, view,
+                 legal, rng, gi, gf, obs, hidden, logits, returns_out):
     """Game ``index`` of run ``seed``: the model in ``seat``, greedy elsewhere; the seats'
     returns into ``returns_out``."""
     start_game(state, params, players, seed, index, rng)
@@ -86,10 +85,6 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
                 g = greedy_policy(view, legal, n, table, params, rng, p, gi, gf)  # noqa: F821
             if p != seat:
                 a = g
-            elif after:
-                score_after(view, params, p, legal, n, g, W1, b1, W2, b2, bonus, rng, world, sim, seen, obs,
-                            hidden, logits)
-                a = pick(logits, legal, n, temperature, rng, p)
             else:
                 observation(view, params, p, obs)  # noqa: F821
                 score_legal(obs, g, legal, n, W1, b1, W2, b2, bonus, hidden, logits)
@@ -98,8 +93,8 @@ def learner_game(params, players, seed, index, seat, W1, b1, W2, b2, bonus, temp
     returns(state, params, players, returns_out)  # noqa: F821
 
 
-def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bonus, temperature, after,
-                  state_size, out):
+def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bonus, temperature, state_size,
+                  out):
     """Games ``start … start+count-1`` (``learner_game``), in parallel; ``out[g]`` = the
     learner seat's return (1 a win, 1/k a k-way shared win, 1/players a truncated game)."""
     chunk = 16
@@ -115,14 +110,11 @@ def learner_batch(params, players, seed, start, count, seat, W1, b1, W2, b2, bon
         hidden = np.zeros(b1.shape[0], np.float64)
         logits = np.zeros(NUM_ACTIONS, np.float64)  # noqa: F821
         ret = np.zeros(players, np.float64)
-        world = np.empty(state_size, np.int64)
-        sim = np.empty(state_size, np.int64)
-        seen = np.empty(state_size, np.int64)
         lo = c * chunk
         hi = min(count, lo + chunk)
         for g in range(lo, hi):
-            learner_game(params, players, seed, start + g, seat, W1, b1, W2, b2, bonus, temperature, after, state,
-                         view, legal, rng, gi, gf, obs, hidden, logits, ret, world, sim, seen)
+            learner_game(params, players, seed, start + g, seat, W1, b1, W2, b2, bonus, temperature, state, view,
+                         legal, rng, gi, gf, obs, hidden, logits, ret)
             out[g] = ret[seat]
 
 
@@ -169,42 +161,8 @@ def q_values(params, players, seed, first, views, seats, rollouts, depth, state_
                 q_out[e, i] /= rollouts
 
 
-def after_observations(params, players, seed, first, views, seats, obs_out, action_out, example_out, state_size):
-    """The inputs of an ``after`` model (``bots.learned.score_after``) for each example:
-    for every legal action, in ascending order, the seat's observation of the position it
-    leads to (one world per example drawn from its view, from streams of (seed, first +
-    e)), the action and the example.  Returns the rows written (stops before a row would
-    not fit)."""
-    world = np.empty(state_size, np.int64)
-    sim = np.empty(state_size, np.int64)
-    seen = np.empty(state_size, np.int64)
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    rng = np.empty(players, np.int64)
-    r = 0
-    cap = obs_out.shape[0]
-    for e in range(views.shape[0]):
-        seat = seats[e]
-        for s in range(players):
-            rng[s] = stream_key(seed, first + e, np.int64(AFTER_STREAM + s))  # noqa: F821
-        determinize(views[e], params, seat, rng, seat, world)  # noqa: F821
-        n = legal_actions(world, params, legal)  # noqa: F821
-        if r + n > cap:
-            return r
-        for i in range(n):
-            for j in range(state_size):
-                sim[j] = world[j]
-            apply(sim, params, legal[i])  # noqa: F821
-            observe(sim, seat, seen)  # noqa: F821
-            observation(seen, params, seat, obs_out[r])  # noqa: F821
-            action_out[r] = legal[i]
-            example_out[r] = e
-            r += 1
-    return r
-
-
 # the engine's own game start (deal and bot streams) first: callees before their callers
-TEMPLATES = (start_game, rollout, score_after, replay_examples, learner_game, learner_batch, q_values,
-             after_observations)
+TEMPLATES = (start_game, rollout, replay_examples, learner_game, learner_batch, q_values)
 JIT_OPTIONS = {"learner_batch": {"parallel": True}, "q_values": {"parallel": True}}
 
 
@@ -221,8 +179,7 @@ def kernels(game_name: str, base: tuple = ()):
     extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions),
              "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"],
              **Q_POLICY.globals(module)}
-    digest = source_digest((replay_examples, q_values, rollout, learner_game, after_observations, score_after,
-                            score_legal.py_func)) + repr(sorted(base))
+    digest = source_digest((replay_examples, q_values, rollout, learner_game, score_legal.py_func)) + repr(sorted(base))
     if any(b.name == "greedy" for b in bots_for(game_name)):
         digest += bot_entry(game_name, "greedy").digest
     return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",

@@ -229,22 +229,18 @@ def test_value_targets_find_the_winning_play_and_repeat_from_their_seed():
     np.testing.assert_array_equal(other[0], q[1])
 
 
-@pytest.mark.parametrize("inputs", ["before", "after"])
-def test_the_training_games_are_the_compiled_bots_games(tmp_path, inputs):
+def test_the_training_games_are_the_compiled_bots_games(tmp_path):
     """The learning curve's games (train_kernels.learner_batch) are the games the compiled
-    ``learned`` bot plays with the same weights: the same wins, seat by seat, for a model
-    reading the decision's observation and one reading the positions its actions lead to."""
+    ``learned`` bot plays with the same weights: the same wins, seat by seat."""
     from experiments.train import TrainConfig, win_rate
     from runtime.runner import RunConfig, run_games
 
     m = random_model("sequence-stacks")
-    m.greedy_bonus = np.array([3.0])  # mostly greedy's moves, some of the network's: games both win
-    if inputs == "after":
-        m.meta["inputs"] = "after"
+    m.greedy_bonus = np.array([1.0])  # greedy's moves and the network's: games both win
     path = str(tmp_path / "m.npz")
     save_model(m, path)
     m = read_model(path)
-    config = TrainConfig("sequence-stacks", 2, {}, "greedy", 1, 8, 1, m.hidden, 30, inputs=inputs)
+    config = TrainConfig("sequence-stacks", 2, {}, "greedy", 1, 8, 1, m.hidden, 30)
     curve = win_rate(config, m.arrays(), 30, 11, threads=1)
     wins = 0.0
     for seat in range(2):
