@@ -422,20 +422,3 @@ def test_the_log_table_holds_what_the_compiled_log_gives():
         return out
 
     assert np.array_equal(compiled_logs(LOG_TABLE), LOG_COUNTS)
-
-
-def test_a_rollout_policy_sets_its_bots_parameters():
-    """``RolloutPolicy(bot, params)``: the policy bot with those parameters in every seat's row
-    of its table, the rest at their defaults; a parameter the bot lacks is refused."""
-    from bots.generic import rollout
-    from bots.registry import BotError
-
-    stones = load_game("shifting-stones")
-    deep = rollout.RolloutPolicy("greedy", (("depth", 3), ("replan", 1)))
-    assert deep.label() == "greedy:depth=3:replan=1"
-    table = deep.globals(stones)["POLICY_BOT_PARAMS"]
-    plain = rollout.RolloutPolicy("greedy").globals(stones)["POLICY_BOT_PARAMS"]
-    assert (table[:, 0] == 3).all() and (table[:, 3] == 1).all() and (plain[:, 0] == 2).all()
-    assert (table[:, 1:3] == plain[:, 1:3]).all()
-    with pytest.raises(BotError, match="greedy has no parameter nonsense"):
-        rollout.RolloutPolicy("greedy", (("nonsense", 1),)).globals(stones)

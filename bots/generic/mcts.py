@@ -253,22 +253,17 @@ def float_row(players, policy_floats, actions, nodes):
     return FloatRow(policy, value, votes, sums, sums + nodes * players)
 
 
-def memory_for(link: RolloutPolicy):
-    """The ``memory`` of a copy of the search whose policy is ``link``."""
-    return lambda info, players, values: memory(info, players, values, link)
-
-
-def memory(info, players, values, link: RolloutPolicy = POLICY_LINK):
-    gi, gf = link.memory(info)
+def memory(info, players, values):
+    gi, gf = POLICY_LINK.memory(info)
     nodes = int(values[P_ITERATIONS]) + 1
     ints = int_row(players, gi, info.state_size(players), info.num_actions, nodes).end
     floats = float_row(players, gf, info.num_actions, nodes).end
     return ints, floats
 
 
-def iterations_slot(info, players, link: RolloutPolicy = POLICY_LINK):
+def iterations_slot(info, players):
     """The int64 slot of a seat's row holding the iterations its last decision ran."""
-    gi, _ = link.memory(info)
+    gi, _ = POLICY_LINK.memory(info)
     return int_row(players, gi, 0, 0, 0).header + LAST_ITERATIONS
 
 
@@ -555,10 +550,10 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
     return best
 
 
-def bind_extra(game, link: RolloutPolicy = POLICY_LINK):
+def bind_extra(game):
     """The compiled copy's globals: the rollout policy's (``POLICY_LINK``) and the game's
     action count."""
-    return {**link.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
+    return {**POLICY_LINK.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
 
 
 # callees first (bots.registry.register_bot)
@@ -573,13 +568,3 @@ HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select
 JIT_OPTIONS = {"choose": {"_nrt": True}, **{f.__name__: {"_nrt": False} for f in HELPERS}}
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS)
-
-
-def register_search(name: str, description: str, link: RolloutPolicy, games, defaults=None):
-    """Another bot that is this search with ``link`` as its policy (rollouts, prior,
-    delegated decisions) instead of ``POLICY_LINK``: the same code and parameters, its own
-    compiled copy (e.g. Shifting Stones' ``expert``, whose greedy looks 3 moves ahead)."""
-    spec = BotSpec(name, description, PARAMS, memory=memory_for(link))
-    return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
-                        extra=lambda game: bind_extra(game, link), jit_options=JIT_OPTIONS,
-                        defaults=defaults, fingerprint=link.label())

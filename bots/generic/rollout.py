@@ -86,15 +86,8 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
 class RolloutPolicy:
     """The bot a search bot's rollouts (and whatever else it consults the policy for)
     play, named at the search bot's registration: ``bot`` is one of the game's bots,
-    played with its default parameters, except those ``params`` sets (``(name, value)``
-    pairs, e.g. Shifting Stones' expert rolls out ``greedy`` searching 3 moves ahead);
-    None plays random."""
+    played with its default parameters; None plays random."""
     bot: str | None
-    params: tuple = ()
-
-    def label(self) -> str:
-        """The policy as a bot spec (``greedy:depth=3:replan=1``)."""
-        return ":".join([self.bot or "random", *(f"{k}={v:g}" for k, v in self.params)])
 
     def spec(self, game: str):
         """The policy bot's spec in ``game`` (None: random, or a game without it)."""
@@ -115,9 +108,7 @@ class RolloutPolicy:
         spec = self.spec(info.name)
         if spec is None:
             return 1, 1
-        values = dict(self.params)
-        ints, floats = spec.memory(info, info.max_players, tuple(float(values.get(p.name, p.default))
-                                                                  for p in spec.params))
+        ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
         return max(1, int(ints)), max(1, int(floats))
 
     def globals(self, game) -> dict:
@@ -132,13 +123,7 @@ class RolloutPolicy:
         common = {"POLICY_BOT_PARAMS": table, "POLICY_INTS": ints, "POLICY_FLOATS": floats}
         if spec is None:
             return {"POLICY": no_policy, "HAS_POLICY": False, "POLICY_LEGAL": True, **common}
-        values = dict(self.params)
-        unknown = sorted(set(values) - {p.name for p in spec.params})
-        if unknown:
-            from bots.registry import BotError
-            raise BotError(f"rollout policy {self.label()}: {self.bot} has no parameter {', '.join(unknown)}")
-        table[:, :len(spec.params)] = [p.parse(spec.name, f"{values[p.name]:g}") if p.name in values else p.default
-                                       for p in spec.params]
+        table[:, :len(spec.params)] = [p.default for p in spec.params]
         return {"POLICY": bound_policy(info.name, self.bot), "HAS_POLICY": True,
                 "POLICY_LEGAL": self.entry(info.name).legal, **common}
 
