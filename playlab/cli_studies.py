@@ -283,6 +283,14 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
               help="decisions of a value rollout before the game's evaluate (0: to the end)")
 @click.option("--q-temperature", type=click.FloatRange(min=1e-4, max=10.0), default=0.02, show_default=True,
               help="temperature of the value targets' softmax (values are win probabilities)")
+@click.option("--lr", type=click.FloatRange(min=1e-6, max=1.0), default=2e-3, show_default=True,
+              help="Adam's learning rate")
+@click.option("--average-from", type=click.IntRange(min=0), default=0, show_default=True,
+              help="the model is the mean of the weights after each epoch from this one on (0: the epoch of the best "
+                   "point of the curve)")
+@click.option("--calibrate-games", type=click.IntRange(min=0), default=0, show_default=True,
+              help="games per seat against greedy on which offsets 0, 0.25 … 1 of the greedy bonus are tried; the "
+                   "best is kept (0: none)")
 @click.option("--eval-games", type=click.IntRange(min=1), default=500, show_default=True,
               help="games per seat against greedy for each point of the learning curve")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="seed of the teacher's games, the initial weights and the minibatches")
@@ -293,8 +301,8 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="processes playing the teacher's games")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads of the learning-curve games  [default: all cores]")
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
-def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollouts, q_depth, q_temperature, eval_games,
-          seed, variant, out, workers, threads, progress):
+def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollouts, q_depth, q_temperature, lr,
+          average_from, calibrate_games, eval_games, seed, variant, out, workers, threads, progress):
     """Fit the learned bot's network to TEACHER's moves in GAME (teacher against greedy, every
     seat in turn), with a learning curve against greedy; `learned:model=OUT/model.npz` plays it."""
     from bots.learned import ModelError, base_label, base_values
@@ -317,7 +325,8 @@ def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollout
         raise click.BadParameter(str(exc), param_hint="--base") from None
     config = TrainConfig(game, cfg.players, given, cfg.bot_labels[0], seed, teacher_games, epochs,
                          hidden, eval_games, base=base_label(values) if values else "", q_rollouts=q_rollouts,
-                         q_depth=q_depth, q_temperature=q_temperature)
+                         q_depth=q_depth, q_temperature=q_temperature, lr=lr, average_from=average_from,
+                         calibrate_games=calibrate_games)
     result = run_train(config, out, workers=workers, threads=threads, progress=progress)
     curve = result["curve"]
     click.echo(curve[["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]]
