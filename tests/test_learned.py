@@ -270,3 +270,18 @@ def test_value_targets_averaging_and_calibration_resume_to_the_same_model(tmp_pa
     again = read_model(b["model"])
     for k in Model.ARRAYS:
         np.testing.assert_array_equal(getattr(model, k), getattr(again, k))
+
+
+def test_the_shipped_models_compile_into_the_disk_cache():
+    """Numba caches a compiled function on disk only when every global array it reads is at
+    most 10**6 bytes (it freezes those into the code; a larger one is read through a pointer
+    and the function is compiled again in every process).  The weights the compiled copy
+    reads stay under that, and play the values the file holds."""
+    from bots.learned import model_globals
+
+    for game in ("moon", "shifting-stones", "sequence-stacks"):
+        model = load_model(game)
+        for name, array in model_globals(model).items():
+            if isinstance(array, np.ndarray):
+                assert array.nbytes <= 10**6, (game, name, array.nbytes)
+                np.testing.assert_array_equal(array, getattr(model, {"GREEDY_BONUS": "greedy_bonus"}.get(name, name)))
