@@ -281,10 +281,6 @@ def _greedy_memory(info, base: Mapping[str, float] | None = None):
     return max(1, int(ints)), max(1, int(floats))
 
 
-def hidden_units(game: str) -> int:
-    return load_model(game).hidden
-
-
 def choose(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     """The bot: observation, greedy's move, the network's scores, the pick."""
     if n == 1:
@@ -300,10 +296,10 @@ def choose(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     hidden = frow[o:o + W1.shape[1]]  # noqa: F821
     o += W1.shape[1]  # noqa: F821
     logits = frow[o:o + n]
+    observation(view, params, seat, obs)  # noqa: F821
     g = -1
     if HAS_GREEDY:  # noqa: F821
         g = greedy_policy(view, legal, n, GREEDY_BOT_PARAMS, params, rng, seat, gi, gf)  # noqa: F821
-    observation(view, params, seat, obs)  # noqa: F821
     score_legal(obs, g, legal, n, W1, b1, W2, b2, GREEDY_BONUS, hidden, logits)  # noqa: F821
     return pick(logits, legal, n, bot_params[seat, P_TEMPERATURE], rng, seat)
 

@@ -27,8 +27,10 @@ def replay_examples(params, players, seed, start, count, actions, seat, obs_out,
                     legal_out, state_size, views_out):
     """The recorded games ``start …`` of run ``seed`` (actions back to back) replayed; every
     decision of ``seat`` with a choice becomes an example: its observation, the base policy's
-    move in its view (greedy with the model's ``base`` parameters), the action taken and the legal ones (a 0/1 mask).  Returns the examples
-    written (stops when the buffers are full) and the actions used."""
+    move in its view (greedy with the model's ``base`` parameters), the action taken and the
+    legal ones (a 0/1 mask), and the view itself into ``views_out`` when it has rows (the
+    value targets' worlds are drawn from it).  Returns the examples written (stops when the
+    buffers are full) and the actions used."""
     state = np.empty(state_size, np.int64)
     view = np.empty(state_size, np.int64)
     legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
