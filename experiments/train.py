@@ -3,19 +3,25 @@
 1. **Teacher games** (``experiments.teacher``): the teacher (default ``expert``: each game's strongest bot) in each seat
    in turn against greedy, recorded in chunks under ``--out`` (resumable).
 2. **Examples**: the games replayed (``experiments.train_kernels``); every teacher decision
-   with a choice gives (observation, greedy's move, legal actions, the teacher's action).
-3. **Fitting**: the network of ``bots.learned`` (``x`` = observation + one-hot of greedy's
-   move, one hidden ReLU layer, a greedy bonus on greedy's action) by cross-entropy on the
-   teacher's action over the legal ones, Adam, minibatches, numpy on the CPU.  It starts as
-   greedy (output layer zero, bonus 1), so it can only learn where the teacher differs.
+   with a choice gives (observation, the base's move, legal actions, the teacher's action);
+   the base is greedy with ``--base``'s parameters.  With ``--q-rollouts`` each also gets
+   the value of every legal action (``train_kernels.q_values``: greedy rollouts from worlds
+   drawn from the seat's view), kept in ``examples.npz``.
+3. **Fitting**: the network of ``bots.learned`` (``x`` = observation + one-hot of the base's
+   move, one hidden ReLU layer, a greedy bonus on that move) by cross-entropy on the
+   teacher's action over the legal ones, or on softmax(value / ``--q-temperature``), Adam,
+   minibatches, numpy on the CPU.  It starts as its base (output layer zero, bonus 1), so
+   it can only learn where the teacher differs.
 4. **Learning curve**: before fitting and after every epoch the model plays
    ``--eval-games`` games per seat against greedy (fixed deals of run ``seed + 1``, every
    seat in turn, one model seat; shared wins count as shares): win rate with a 95% Wilson
    interval, written to ``curve.csv`` and ``curve.png``.
 5. The epoch with the best win rate is saved as ``model.npz`` (``bots.learned`` format,
-   with game, players, options, layout, teacher and seed); ``learned:model=OUT/model.npz``
-   plays it.  Its curve figure is selected on those deals, so measure it afresh
-   (``playlab tournament``) before quoting it.
+   with game, players, options, layout, teacher, seed and base), or with ``--average-from``
+   the mean of the later epochs' weights; ``--calibrate-games`` then moves the greedy bonus
+   by the offset that wins most (``calibrate``).  ``learned:model=OUT/model.npz`` plays it.
+   Its curve figure is selected on those deals, so measure it afresh (``playlab
+   tournament``) before quoting it.
 
 Everything is seeded: the teacher's games by ``seed``, the initial weights and the order of
 minibatches by a numpy generator of ``seed``; ``train_state.npz`` (weights, optimiser,
