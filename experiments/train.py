@@ -98,6 +98,10 @@ class TrainConfig:
     def base_params(self) -> dict[str, float]:
         return parse_base(self.base)
 
+    def base_key(self) -> tuple:
+        """The base as ``train_kernels.kernels`` takes it (sorted pairs)."""
+        return tuple(sorted(self.base_params().items()))
+
 
 def parse_base(text: str) -> dict[str, float]:
     """``depth=3:replan=1`` (or ``greedy:depth=3:replan=1``) as {name: value}."""
@@ -127,7 +131,7 @@ def examples(config: TrainConfig, workdir: str) -> dict[str, np.ndarray]:
 
     module = load_game(config.game)
     info = module.INFO
-    k = kernels(config.game, tuple(sorted(config.base_params().items())))
+    k = kernels(config.game, config.base_key())
     chunks = math.ceil(config.teacher_games / teachers.CHUNK_GAMES)
     size = info.state_size(config.players)
     obs_n = info.observation_size(config.players)
@@ -271,7 +275,7 @@ def win_rate(config: TrainConfig, w: dict, games: int, seed: int, threads: int |
     from .train_kernels import kernels
 
     set_threads(threads)
-    k = kernels(config.game, tuple(sorted(config.base_params().items())))
+    k = kernels(config.game, config.base_key())
     info = load_game(config.game).INFO
     run = RunConfig.build(config.game, config.players, "greedy", dict(config.variant), seed)
     total = 0.0

@@ -172,7 +172,8 @@ JIT_OPTIONS = {"learner_batch": {"parallel": True}, "q_values": {"parallel": Tru
 def kernels(game_name: str, base: tuple = ()):
     """The loops compiled for ``game_name`` whose learner reads the move of greedy with
     ``base`` (``(name, value)`` pairs) overriding its parameters (cached on disk like every
-    bound copy; the tables are arguments' constants, so each base compiles once)."""
+    bound copy; the parameter tables are globals frozen into the code, so each base is a
+    copy of its own)."""
     from bots.registry import bot_entry, bots_for, source_digest
     from simcore.games import load_game
     from simcore.protocol import bind_functions
@@ -181,7 +182,8 @@ def kernels(game_name: str, base: tuple = ()):
     extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions),
              "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"],
              **Q_POLICY.globals(module)}
-    digest = source_digest((replay_examples, q_values, rollout, learner_game, score_legal.py_func)) + repr(sorted(base))
+    digest = source_digest((replay_examples, q_values, rollout, learner_game, score_legal.py_func))
+    digest += repr(sorted(base))
     if any(b.name == "greedy" for b in bots_for(game_name)):
         digest += bot_entry(game_name, "greedy").digest
     return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",
