@@ -49,12 +49,12 @@ class Task:
 
 # told the phase a study is in ("simulation", "summarising": reading stored chunks back), so
 # that a stop can say where it happened (set by the command line)
-PHASE_HOOK: Callable[[str], None] | None = None
+PHASE_HOOK: Callable[[str, int | None], None] | None = None
 
 
-def _phase(name: str) -> None:
+def _phase(name: str, total: int | None = None) -> None:
     if PHASE_HOOK is not None:
-        PHASE_HOOK(name)
+        PHASE_HOOK(name, total)
 
 
 # a task is played in kernel calls of growing size, each aiming at about this long, so Ctrl-C
@@ -294,7 +294,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             frames.append(frame)
 
     t0 = time.perf_counter()
-    _phase("simulation")
+    _phase("simulation", sum(t.count for t in tasks))
     try:
         for task, frame in executor.map(run_task, todo):
             frame = align(frame, columns)

@@ -18,12 +18,16 @@ import threading
 
 GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
 
-STATE = {"store": None, "phase": "start-up", "lock": threading.Lock(), "said": False, "hard_exit": False}
+STATE = {"store": None, "phase": "start-up", "total": None, "lock": threading.Lock(), "said": False,
+         "hard_exit": False}
 
 
-def phase(name: str) -> None:
-    """The phase a stop message names (start-up, simulation, summarising, ratings, reading)."""
+def phase(name: str, total: int | None = None) -> None:
+    """The phase a stop message names (start-up, simulation, summarising, ratings, reading);
+    ``total``: the games the study runs in all, so the watchdog's line reads as the study's
+    own ("K of N games are stored")."""
     STATE["phase"] = name
+    STATE["total"] = total
     if os.environ.get("PLAYLAB_SHOW_PHASES"):  # for the tests of stopping in each phase
         print(f"phase: {name}", file=sys.stderr, flush=True)
         if os.environ.get("PLAYLAB_HOLD_PHASE") == name:  # a long phase, to be stopped in
@@ -57,6 +61,11 @@ def stopped_line(message: str | None = None) -> str:
         return message or f"interrupted during {where}; no games are stored (--out DIR keeps finished chunks to resume)"
     from experiments.store import stored_count
 
+    if where == "simulation" and STATE["total"] is not None:
+        # the study's own wording: a stop while a compiled chunk holds the main thread past
+        # the grace is the same stop as one the study catches
+        return (f"interrupted: {stored_count(store)} of {STATE['total']} games are stored in {store}; "
+                "rerun the same command to resume")
     return (f"interrupted during {where}: {stored_count(store)} games are stored in {store}; "
             "rerun the same command to resume")
 
@@ -92,7 +101,7 @@ def install(program: bool) -> None:
     tests) also the watchdog, and a stop skips the interpreter's teardown."""
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    STATE.update(store=None, phase="start-up", said=False, hard_exit=program)
+    STATE.update(store=None, phase="start-up", total=None, said=False, hard_exit=program)
     if program and threading.current_thread() is threading.main_thread():
         r, w = os.pipe()
         os.set_blocking(w, False)

@@ -35,6 +35,9 @@ def stop_in(phase, sig, out, games, hold=True, after=0.0):
 
 @pytest.mark.parametrize("phase, sig, games, says", [
     ("start-up", signal.SIGTERM, 100, "interrupted during start-up: 0 games are stored in {results}"),
+    # held in the main thread before a chunk: the line the watchdog prints when a compiled
+    # chunk outlasts its grace, worded as the study's own
+    ("simulation", signal.SIGINT, 100, "interrupted: 0 of 600 games are stored in {results}"),
     ("summarising", signal.SIGINT, 100, "interrupted during summarising: 600 games are stored in {results}"),
     ("ratings", signal.SIGTERM, 100, "interrupted during ratings: 600 games are stored in {results}"),
 ])
