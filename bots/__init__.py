@@ -14,4 +14,5 @@ BUILTIN_BOT_MODULES = (
     "bots.generic.mcts",
     "bots.generic.restricted",
     "bots.learned",
+    "bots.learned_search",
 )

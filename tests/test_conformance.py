@@ -37,11 +37,11 @@ def cheap(game, name):
     its bot's)."""
     from bots.registry import alias_of
 
-    budget = {"flatmc": "playouts=1", "mcts": "iterations=8", "pimc": "worlds=1"}.get(alias_of(game, name) or name)
+    budget = {"flatmc": "playouts=1", "mcts": "iterations=8", "mcts-learned": "iterations=8", "pimc": "worlds=1"}.get(alias_of(game, name) or name)
     return f"{name}:{budget}" if budget else name
 
 
-SEARCH_BOTS = ("flatmc", "mcts", "pimc", "expert")
+SEARCH_BOTS = ("flatmc", "mcts", "mcts-learned", "pimc", "expert")
 
 
 def positions(game, players, want=30, every=5, seed=11, limit=600):

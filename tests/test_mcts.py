@@ -365,14 +365,14 @@ def test_bots_lists_a_games_own_defaults():
     assert "delegate         default 22 " in mcts
 
 
-@pytest.mark.parametrize("game", ["shifting-stones", "sequence-stacks"])
-def test_expert_is_mcts_under_another_name_sharing_its_kernels(game):
-    """Every game's strongest bot is `expert` (here MCTS): the same play as the bot it
+@pytest.mark.parametrize("game,bot", [("shifting-stones", "mcts-learned"), ("sequence-stacks", "mcts")])
+def test_expert_is_its_search_under_another_name_sharing_its_kernels(game, bot):
+    """Every game's strongest bot is `expert` (here a search): the same play as the bot it
     names, from the same compiled chain (naming it compiles nothing more)."""
     from runtime.runner import Batch, RunConfig
 
     expert = RunConfig.build(game, 2, "expert:iterations=8,greedy", {}, 4)
-    mcts = RunConfig.build(game, 2, "mcts:iterations=8,greedy", {}, 4)
+    mcts = RunConfig.build(game, 2, f"{bot}:iterations=8,greedy", {}, 4)
     assert expert.kernel_key == mcts.kernel_key
     assert expert.bot_labels[0] == "expert:iterations=8"
     assert np.array_equal(Batch(expert).run(0, 6), Batch(mcts).run(0, 6))

@@ -124,7 +124,7 @@ import numpy as np
 from collections import namedtuple
 
 from bots.generic.rollout import Rollout, RolloutPolicy, rollout
-from bots.registry import BotParam, BotSpec, register_bot
+from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot
 from simcore.layout import Field, Layout
 from simcore.rng import below
 
@@ -253,17 +253,23 @@ def float_row(players, policy_floats, actions, nodes):
     return FloatRow(policy, value, votes, sums, sums + nodes * players)
 
 
-def memory(info, players, values):
-    gi, gf = POLICY_LINK.memory(info)
-    nodes = int(values[P_ITERATIONS]) + 1
-    ints = int_row(players, gi, info.state_size(players), info.num_actions, nodes).end
-    floats = float_row(players, gf, info.num_actions, nodes).end
-    return ints, floats
+def memory_for(link):
+    """A search over ``link``'s policy: its working memory per seat (module docstring)."""
+    def memory(info, players, values):
+        gi, gf = link.memory(info)
+        nodes = int(values[P_ITERATIONS]) + 1
+        ints = int_row(players, gi, info.state_size(players), info.num_actions, nodes).end
+        floats = float_row(players, gf, info.num_actions, nodes).end
+        return ints, floats
+    return memory
 
 
-def iterations_slot(info, players):
+memory = memory_for(POLICY_LINK)
+
+
+def iterations_slot(info, players, link=POLICY_LINK):
     """The int64 slot of a seat's row holding the iterations its last decision ran."""
-    gi, _ = POLICY_LINK.memory(info)
+    gi, _ = link.memory(info)
     return int_row(players, gi, 0, 0, 0).header + LAST_ITERATIONS
 
 
@@ -550,11 +556,15 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
     return best
 
 
-def bind_extra(game):
-    """The compiled copy's globals: the rollout policy's (``POLICY_LINK``) and the game's
-    action count."""
-    return {**POLICY_LINK.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
+def extra_for(link):
+    """A search over ``link``'s policy: the compiled copy's globals (the policy's and the
+    game's action count)."""
+    def bind_extra(game):
+        return {**link.globals(game), "NUM_ACTIONS": game.INFO.num_actions}
+    return bind_extra
 
+
+bind_extra = extra_for(POLICY_LINK)
 
 # callees first (bots.registry.register_bot)
 HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand, expansion, simulate,
@@ -566,5 +576,19 @@ HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select
 # in ``search`` and ``rollout`` Moon ran about 10% slower); the game kernels they call keep
 # their own setting
 JIT_OPTIONS = {"choose": {"_nrt": True}, **{f.__name__: {"_nrt": False} for f in HELPERS}}
+
+
+def register_search(name, link, description, games=ALL_GAMES, defaults=None, fingerprint=""):
+    """Register this search as bot ``name`` over ``link``'s policy (rollouts, the prior's
+    move, delegated decisions): the same code compiled once more with that policy's
+    globals, with the same parameters (``defaults``: per-game defaults, as register_bot;
+    ``fingerprint``: the data the policy's compiled copy carries, e.g. a model's digest,
+    since the on-disk cache is keyed by sources only)."""
+    spec = BotSpec(name, description, PARAMS, memory=memory_for(link))
+    return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
+                        extra=extra_for(link), jit_options=JIT_OPTIONS, defaults=defaults,
+                        fingerprint=fingerprint)
+
+
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS)

@@ -50,7 +50,7 @@ The package, by layer (each imports only the ones above it):
 Its measurements (cost, profiles, what was tried and not done) are in
 ``docs/shifting-stones-greedy.md``.
 """
-from bots.registry import register_alias, register_bot
+from bots.registry import register_bot
 
 from .grid import do_move
 from .listsearch import plan
@@ -68,6 +68,5 @@ register_bot(GREEDY_SPEC, greedy_policy, games=("shifting-stones",), legal=False
 # solo: greedy with an exact search of the endgame (planner.py)
 register_bot(PLANNER_SPEC, planner_policy, games=("shifting-stones",), legal=False, helpers=PLANNER_HELPERS,
              jit_options=PLANNER_JIT)
-# the strongest bot measured here (README, MCTS: 0.667 of 2-player games against greedy)
-register_alias("shifting-stones", "expert", "mcts")
+# ``expert`` is registered by bots/learned_search.py: the search over the learned policy
 

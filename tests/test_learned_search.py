@@ -1,0 +1,49 @@
+"""``mcts-learned`` (bots/learned_search.py): the generic MCTS registered once more over the
+game's learned policy through ``register_search``.  Its strength is measured by real runs
+(README, *Expert play*); here what it is made of."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bots.generic import mcts as M
+from bots.learned import load_model
+from bots.learned_search import GAMES, LINK, NAME
+from bots.registry import bot_entry, bound_policy
+from simcore.games import load_game
+
+from test_mcts import decide, greedy_game_decisions
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_its_policy_is_the_learned_bot_and_its_memory_holds_it(game):
+    module = load_game(game)
+    entry = bot_entry(game, NAME)
+    extra = entry.extra(module)
+    assert extra["HAS_POLICY"] and extra["POLICY"] is bound_policy(game, "learned")
+    gi, gf = LINK.memory(module.INFO)
+    learned = bot_entry(game, "learned").spec
+    assert (gi, gf) == learned.memory(module.INFO, module.INFO.max_players, tuple(p.default for p in learned.params))
+    values = tuple(p.default for p in entry.spec.params)
+    assert entry.spec.memory(module.INFO, 2, values) == M.memory_for(LINK)(module.INFO, 2, values)
+    # the mcts over greedy is another compiled copy, with another policy
+    assert bot_entry(game, "mcts").extra(module)["POLICY"] is bound_policy(game, "greedy")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_its_compiled_copy_is_keyed_by_the_models_weights(game):
+    # the weights are constants of the policy it calls; the cache is keyed by sources, so
+    # the model's digest must be part of the search's key or a new model would run stale code
+    assert bot_entry(game, NAME).digest.endswith(load_model(game).digest())
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_heavy_prior_plays_the_learned_move(game):
+    """With a progressive bias far above any value the root's policy child, expanded first,
+    takes every visit: the search plays the learned bot's moves, which are not greedy's."""
+    decisions = greedy_game_decisions(game, 2, 3, 30)
+    learned = [decide(game, s, p, "learned", 2) for s, p in decisions]
+    greedy = [decide(game, s, p, "greedy", 2) for s, p in decisions]
+    heavy = [decide(game, s, p, f"{NAME}:iterations=200:prior=1000", 2) for s, p in decisions]
+    assert heavy == learned
+    assert learned != greedy
