@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 # of these; `learned` only where a trained model is shipped, elsewhere it plays as greedy)
 LADDERS = {
     "moon": ("random", "greedy", "learned", "mcts", "pimc"),
-    "shifting-stones": ("random", "greedy", "learned", "flatmc", "mcts"),
+    "shifting-stones": ("random", "greedy", "learned", "flatmc", "mcts", "mcts-learned"),
     "sequence-stacks": ("random", "greedy", "learned", "flatmc", "mcts"),
 }
 PLAYERS = {"moon": 3}

@@ -78,7 +78,10 @@ named arrays of documented shapes (``Tree``), one iteration is ``simulate`` (``s
 child while every legal action has one, else ``expand`` one) then the shared ``rollout``
 (``bots/generic/rollout.py``, also flatmc's) then ``backup``.  The rollout policy (also the
 policy the prior and delegated decisions consult) is passed in at registration:
-``POLICY_LINK``, the game's ``greedy`` bot.
+``POLICY_LINK``, the game's ``greedy`` bot.  ``register_search(name, link, …)`` registers the
+same search again over another policy, as its own compiled copy with the same parameters
+(``mcts-learned``, bots/learned_search.py, over the learned network; a plugin may do the
+same with a policy of its own).
 
 The tree (``N`` = iterations + 1 nodes, ``P`` = players); node ``ROOT_INDEX`` is the root,
 children are a linked list (``CHILD`` the newest, ``SIBLING`` the next older).  Its int
