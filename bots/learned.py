@@ -344,8 +344,10 @@ def _extra_for(path: str | None):
     return extra
 
 
-def _fingerprint(game: str, path: str | None) -> str:
-    return load_model(game, path).digest()
+def shipped_fingerprint(game: str) -> str:
+    """What keys the compiled copies that carry the game's shipped model: its digest ("" for
+    a game without one, which plays greedy's)."""
+    return load_model(game).digest() if os.path.exists(shipped_path(game)) else ""
 
 
 def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, float]) -> Bot:
@@ -385,4 +387,4 @@ SPEC = BotSpec(NAME, "a small network trained from a teacher's moves (playlab tr
 for _game in GAMES:
     register_bot(SPEC, choose, games=(_game,), helpers=(score_legal, pick), requires=REQUIRES,
                  extra=_extra_for(None), jit_options=JIT_OPTIONS,
-                 fingerprint=_fingerprint(_game, None) if os.path.exists(shipped_path(_game)) else "")
+                 fingerprint=shipped_fingerprint(_game))

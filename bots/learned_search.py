@@ -9,12 +9,10 @@ Shifting Stones' network was taught by the 12,000-iteration search and plays abo
 as it at a thousandth of the cost; a short search over it (500 iterations, rollouts cut off
 after 6 decisions) is the game's ``expert``.
 """
-import os
-
 from bots.generic.mcts import register_search
-from bots.registry import register_alias
 from bots.generic.rollout import RolloutPolicy
-from bots.learned import load_model, shipped_path
+from bots.learned import shipped_fingerprint
+from bots.registry import register_alias
 
 NAME = "mcts-learned"
 LINK = RolloutPolicy("learned")
@@ -28,10 +26,9 @@ GAMES = {
 for _game, _defaults in GAMES.items():
     # the model's weights are compiled into the policy this search calls: its digest keys
     # the search's compiled copy too (the on-disk cache is keyed by sources alone)
-    _digest = load_model(_game).digest() if os.path.exists(shipped_path(_game)) else ""
     register_search(NAME, LINK, "information-set MCTS as mcts, its rollouts, prior and delegated decisions "
                     "played by the game's learned policy", games=(_game,), defaults={_game: _defaults},
-                    fingerprint=_digest)
+                    fingerprint=shipped_fingerprint(_game))
 
 # the strongest bot measured in Shifting Stones (README, *Expert play*)
 register_alias("shifting-stones", "expert", NAME)

@@ -270,9 +270,9 @@ def memory_for(link):
 memory = memory_for(POLICY_LINK)
 
 
-def iterations_slot(info, players, link=POLICY_LINK):
+def iterations_slot(info, players):
     """The int64 slot of a seat's row holding the iterations its last decision ran."""
-    gi, _ = link.memory(info)
+    gi, _ = POLICY_LINK.memory(info)
     return int_row(players, gi, 0, 0, 0).header + LAST_ITERATIONS
 
 
