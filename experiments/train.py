@@ -447,11 +447,13 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
         log(f"epoch {epoch}: loss {np.mean(losses):.4f}, plays the teacher's move {acc:.3f} (the base {agree:.3f}); "
             f"{r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] against greedy")
     final, extra = best["w"], {"epoch": best["epoch"], "examples": int(n)}
+    rate = best["rate"]  # the returned weights' own rate against greedy (before calibration)
     if avg["w"] is not None:
         final = {k: v.copy() for k, v in avg["w"].items()}
         r = win_rate(config, final, config.eval_games, eval_seed, threads)
         extra = {"epoch": f"mean of epochs {config.average_from}-{epoch}", "examples": int(n),
                  "average_win_rate": r["win_rate"]}
+        rate = r["win_rate"]
         log(f"mean of the weights of epochs {config.average_from}-{epoch}: {r['win_rate']:.3f} "
             f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] against greedy")
     if config.calibrate_games:
@@ -462,7 +464,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     frame = pd.DataFrame(curve)
     frame.to_csv(os.path.join(out, "curve.csv"), index=False)
     plot_curve(frame, config, os.path.join(out, "curve.png"))
-    return {"model": model_path, "examples": int(n), "best_epoch": extra["epoch"], "best_rate": best["rate"],
+    return {"model": model_path, "examples": int(n), "best_epoch": extra["epoch"], "win_rate": rate,
             "teacher_seconds": t_teacher, "seconds": time.perf_counter() - t0, "curve": frame}
 
 

@@ -108,6 +108,7 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     cols = ["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]
     assert a["curve"][cols].equals(b["curve"][cols])
     assert a["examples"] > 50 and len(a["curve"]) == 2
+    assert a["win_rate"] == a["curve"]["win_rate"].max()  # the best epoch's weights are the model
     # the replay deals each recorded game as the engine did: every recorded move is legal where it is replayed
     from experiments.train import examples
 
@@ -263,6 +264,8 @@ def test_value_targets_averaging_and_calibration_resume_to_the_same_model(tmp_pa
     a = train(config, str(out), workers=1, threads=1, progress=False, log=lambda m: None)
     model = read_model(a["model"])
     assert model.meta["epoch"] == "mean of epochs 2-3" and model.meta["bonus_offset"] in CALIBRATION_OFFSETS
+    # the rate returned is the averaged weights' own, not the curve's best epoch's
+    assert a["win_rate"] == model.meta["average_win_rate"]
     assert [row[0] for row in model.meta["calibration"]] == list(CALIBRATION_OFFSETS)
     assert (out / EXAMPLES_FILE).exists() and len(a["curve"]) == 4
     (out / "model.npz").unlink()
