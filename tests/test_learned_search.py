@@ -9,7 +9,7 @@ import pytest
 from bots.generic import mcts as M
 from bots.learned import load_model
 from bots.learned_search import GAMES, LINK, NAME
-from bots.registry import bot_entry, bound_policy
+from bots.registry import bot_entry, bots_for, bound_policy
 from simcore.games import load_game
 
 from test_mcts import decide, greedy_game_decisions
@@ -47,3 +47,20 @@ def test_a_heavy_prior_plays_the_learned_move(game):
     heavy = [decide(game, s, p, f"{NAME}:iterations=200:prior=1000", 2) for s, p in decisions]
     assert heavy == learned
     assert learned != greedy
+
+
+def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
+    """tools/peek.py (the README's measure of what hidden information is worth to the
+    expert's search) registers its bots only under --plugin, and the conformance battery
+    a user runs finds that they read what their seat cannot know."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert "peek-hands" not in [b.name for b in bots_for("shifting-stones")]
+    r = subprocess.run([sys.executable, "-m", "playlab.cli", "--plugin", str(root / "tools" / "peek.py"), "check",
+                        "shifting-stones", "--bots", "peek-hands:iterations=60"],
+                       capture_output=True, text=True, cwd=root, timeout=900)
+    assert r.returncode != 0 and "peek-hands" in r.stdout
+    assert "the bot reads hidden information" in r.stdout, r.stdout + r.stderr
