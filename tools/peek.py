@@ -7,7 +7,8 @@ defaults) given what its seat cannot know.
 
 - ``peek-hands`` samples its worlds with every other hand as it really is; only the draw
   pile's order stays unknown (dealt at random from the unseen cards, as ``determinize``
-  does).
+  does).  For games of 2-5 players: solo has no other hand, and its draw pile is a chosen
+  16 of the unseen cards, which this does not model.
 - ``peek-all`` searches the real state itself: the other hands, the draw order and the
   chance stream (every reshuffle) included, so its rollouts see the real future draws.
 
