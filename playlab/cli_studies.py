@@ -266,7 +266,7 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 @click.argument("game")
 @click.option("--teacher", default=None,
               help="the bot whose moves are learned (in each seat in turn, greedy in the others)  "
-                   "[default: the game's expert: Moon pimc, Shifting Stones mcts-learned, Sequence Stacks mcts]")
+                   "[default: expert, the game's strongest bot; `playlab bots GAME` names what it is]")
 @click.option("--players", type=int, default=None, help="player count  [default: Moon 3, others 2]")
 @click.option("--teacher-games", type=click.IntRange(min=1), default=800, show_default=True,
               help="teacher games per seat (recorded in chunks of 8 under --out)")
