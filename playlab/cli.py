@@ -279,10 +279,10 @@ def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_fil
 
 @cli.command(short_help="rank a bot's parameter settings by win rate")
 @click.argument("game")
-@click.option("--bot", required=True, help="the bot to tune, e.g. bidder  [required]")
+@click.option("--bot", required=True, help="the bot to tune, e.g. bidder")
 @click.option("--grid", "grid_items", multiple=True, required=True, metavar="NAME=V1,V2,…",
               help="values to try for one parameter, each once (repeatable, one per parameter; every "
-                   "combination is played)  [required]")
+                   "combination is played)")
 @click.option("--against", default="random", show_default=True, help="the bot in every other seat")
 @click.option("--players", type=int, default=None, help="number of players  [default: the game's smallest multi-player count]")
 @click.option("--games", "n_games", type=GAMES_TYPE, default=2000, show_default=True, help="games per seat per candidate")

@@ -96,7 +96,7 @@ def _finish_study(kind, study, collector, tables, text, outcome, out, as_json, n
 @cli.command(short_help="every seating of the bots: ratings and pairwise table")
 @click.argument("game")
 @click.option("--players", type=int, default=None, help="seats  [default: the number of bots, within the game's range]")
-@click.option("--bots", "bot_specs", required=True, help="two or more different bot specs, comma separated  [required]")
+@click.option("--bots", "bot_specs", required=True, help="two or more different bot specs, comma separated")
 @click.option("--mode", type=click.Choice(["all", "rotate"]), default="all", show_default=True,
               help="all: every seating in which each bot plays (or every ordered choice of bots when there are "
                    "more bots than seats); rotate: the listed order cycled through the seats")
@@ -175,7 +175,7 @@ def fpa(game, bot_specs, ladder, players, variant, n_games, ci_width, pilot, see
 @click.argument("game")
 @click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
               help="a rule option and the values to try, each once (repeatable, one per option: every "
-                   "combination); the baseline (all defaults) is always included  [required]")
+                   "combination); the baseline (all defaults) is always included")
 @click.option("--players", type=int, default=None, help="number of players  [default: the number of --bots specs, "
               "or the game's smallest multi-player count]")
 @click.option("--bots", "bot_specs", multiple=True, metavar="SPECS",
@@ -297,7 +297,7 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
 @_variant_option
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="folder for the teacher's games, the training state, model.npz, curve.csv and curve.png "
-                   "(rerun with the same options to resume)  [required]")
+                   "(rerun with the same options to resume)")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="processes playing the teacher's games")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads of the learning-curve games  [default: all cores]")
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
@@ -341,10 +341,10 @@ def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollout
 @click.argument("game")
 @click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2,…",
               help="a rule option and the values to try (repeatable, one per option: every combination is a "
-                   "variant)  [required]")
+                   "variant)")
 @click.option("--target", "targets", multiple=True, required=True, metavar="T",
               help="METRIC<=X, METRIC>=X or METRIC=A..B, checked at every player count (metrics: fpa, turns, "
-                   "margin, truncated; repeatable)  [required]")
+                   "margin, truncated; repeatable)")
 @click.option("--players", default=None, metavar="N|A-B",
               help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
 @click.option("--bots", "bot_spec", default="greedy", show_default=True, help="the bot in every seat (one spec)")
