@@ -31,6 +31,25 @@ def test_its_policy_is_the_learned_bot_and_its_memory_holds_it(game):
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
+def test_its_parameters_name_the_learned_policy_not_greedy(game):
+    """`playlab bots` and spec parsing describe what this search calls: its rollouts, prior
+    and delegated decisions are the learned bot's, so `rollout` offers `learned` (the value
+    the kernel reads as "the link's policy") and refuses `greedy`, which it never plays."""
+    from bots.registry import BotError, parse_bot
+
+    params = {p.name: p for p in bot_entry(game, NAME).spec.params}
+    assert params["rollout"].choices == ("random", "learned")
+    assert params["rollout"].shown(params["rollout"].default) == "learned"
+    for name in ("rollout", "prior", "delegate"):
+        assert "learned bot" in params[name].help and "greedy" not in params[name].help, name
+    assert parse_bot(game, f"{NAME}:rollout=learned").values[M.P_ROLLOUT] == M.ROLLOUT_POLICY
+    with pytest.raises(BotError, match="rollout must be one of random, learned"):
+        parse_bot(game, f"{NAME}:rollout=greedy")
+    # the plain search keeps its own words
+    assert {p.name: p for p in bot_entry(game, "mcts").spec.params}["rollout"].choices == ("random", "greedy")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_its_compiled_copy_is_keyed_by_the_models_weights(game):
     # the weights are constants of the policy it calls; the cache is keyed by sources, so
     # the model's digest must be part of the search's key or a new model would run stale code
@@ -64,3 +83,4 @@ def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
                        capture_output=True, text=True, cwd=root, timeout=900)
     assert r.returncode != 0 and "peek-hands" in r.stdout
     assert "the bot reads hidden information" in r.stdout, r.stdout + r.stderr
+

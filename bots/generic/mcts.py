@@ -143,7 +143,7 @@ P_SMOOTHING = 8
 P_TREE_DEPTH = 9
 
 ROLLOUT_RANDOM = 0
-ROLLOUT_GREEDY = 1
+ROLLOUT_POLICY = 1  # the policy bot of the link (mcts: greedy; mcts-learned: learned)
 
 # the rollout policy, passed in here rather than looked up by the search: the game's greedy
 # bot plays the rollouts, gives the prior's move and makes the delegated decisions
@@ -207,28 +207,37 @@ LOG_TABLE = 1 << 14
 # in the last bit of some values on CPUs with AVX-512 (one of these 16,384 on an AMD EPYC)
 LOG_COUNTS = np.array([math.log(max(k, 1)) for k in range(LOG_TABLE)], dtype=np.float64)
 
-PARAMS = (
-    BotParam("iterations", DEFAULT_ITERATIONS, 1, 1_000_000, "iterations per decision", integer=True),
-    BotParam("exploration", 0.3, 0.0, 10.0, "UCB exploration constant (values are in [0, 1])"),
-    BotParam("rollout", ROLLOUT_GREEDY, 0, 1, "rollout policy (greedy: the game's greedy bot; "
-             "random where it has none)", integer=True, choices=("random", "greedy")),
-    BotParam("depth", 30, 0, 100_000, "rollout decisions before the game's evaluate values "
-             "the state (0: to the end)", integer=True),
-    BotParam("worlds", 0, 0, 10_000, "0: information-set search; k: PIMC over k determinized "
-             "worlds, votes combined", integer=True),
-    BotParam("delegate", 0, 0, 100_000, "decisions whose lowest legal action is >= this go to "
-             "the game's greedy bot (0: none)", integer=True),
-    BotParam("prior", 1.0, 0.0, 1000.0, "progressive bias towards the greedy bot's move, which a "
-             "node expands first: prior / (visits + 1) added to its UCB value (0: none, random "
-             "expansion)"),
-    BotParam("widening", 0.05, 0.0, 1000.0, "progressive widening below the root: a node with n visits "
-             "has at most 1 + widening * sqrt(n) children (0: every legal action at once; the root "
-             "always tries them all)"),
-    BotParam("smoothing", 3.0, 0.0, 1000.0, "virtual visits valued at the parent's mean that every "
-             "child's mean starts from (0: none)"),
-    BotParam("tree_depth", 0, 0, 100_000, "nodes below this depth are not expanded: the rollout "
-             "takes over (1: UCB over the root's actions only; 0: no limit)", integer=True),
-)
+
+def params_for(link):
+    """The search's parameters, their help naming ``link``'s policy bot (what ``rollout``'s
+    second value, the prior and delegation play): mcts's own say greedy, a search registered
+    over another policy (``register_search``) names that one, never a bot it does not call."""
+    bot = link.bot or "random"
+    return (
+        BotParam("iterations", DEFAULT_ITERATIONS, 1, 1_000_000, "iterations per decision", integer=True),
+        BotParam("exploration", 0.3, 0.0, 10.0, "UCB exploration constant (values are in [0, 1])"),
+        BotParam("rollout", ROLLOUT_POLICY, 0, 1, f"rollout policy ({bot}: the game's {bot} bot; "
+                 "random where it has none)", integer=True, choices=("random", bot)),
+        BotParam("depth", 30, 0, 100_000, "rollout decisions before the game's evaluate values "
+                 "the state (0: to the end)", integer=True),
+        BotParam("worlds", 0, 0, 10_000, "0: information-set search; k: PIMC over k determinized "
+                 "worlds, votes combined", integer=True),
+        BotParam("delegate", 0, 0, 100_000, "decisions whose lowest legal action is >= this go to "
+                 f"the game's {bot} bot (0: none)", integer=True),
+        BotParam("prior", 1.0, 0.0, 1000.0, f"progressive bias towards the {bot} bot's move, which a "
+                 "node expands first: prior / (visits + 1) added to its UCB value (0: none, random "
+                 "expansion)"),
+        BotParam("widening", 0.05, 0.0, 1000.0, "progressive widening below the root: a node with n visits "
+                 "has at most 1 + widening * sqrt(n) children (0: every legal action at once; the root "
+                 "always tries them all)"),
+        BotParam("smoothing", 3.0, 0.0, 1000.0, "virtual visits valued at the parent's mean that every "
+                 "child's mean starts from (0: none)"),
+        BotParam("tree_depth", 0, 0, 100_000, "nodes below this depth are not expanded: the rollout "
+                 "takes over (1: UCB over the root's actions only; 0: no limit)", integer=True),
+    )
+
+
+PARAMS = params_for(POLICY_LINK)
 
 
 def int_row(players, policy_ints, size, actions, nodes):
@@ -491,7 +500,7 @@ def vote(tree, votes, weight):
 def config(bot_params, seat):
     """The search's settings from the seat's parameters (a game without the policy bot
     rolls out at random and has no prior)."""
-    use_policy = HAS_POLICY and np.int64(bot_params[seat, P_ROLLOUT]) == ROLLOUT_GREEDY  # noqa: F821
+    use_policy = HAS_POLICY and np.int64(bot_params[seat, P_ROLLOUT]) == ROLLOUT_POLICY  # noqa: F821
     prior = bot_params[seat, P_PRIOR] if HAS_POLICY else 0.0  # noqa: F821
     return Config(bot_params[seat, P_EXPLORATION], prior, bot_params[seat, P_WIDENING],
                   bot_params[seat, P_SMOOTHING], np.int64(bot_params[seat, P_DEPTH]),
@@ -587,7 +596,7 @@ def register_search(name, link, description, games=ALL_GAMES, defaults=None, fin
     globals, with the same parameters (``defaults``: per-game defaults, as register_bot;
     ``fingerprint``: the data the policy's compiled copy carries, e.g. a model's digest,
     since the on-disk cache is keyed by sources only)."""
-    spec = BotSpec(name, description, PARAMS, memory=memory_for(link))
+    spec = BotSpec(name, description, params_for(link), memory=memory_for(link))
     return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
                         extra=extra_for(link), jit_options=JIT_OPTIONS, defaults=defaults,
                         fingerprint=fingerprint)
