@@ -84,3 +84,55 @@ def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
     assert r.returncode != 0 and "peek-hands" in r.stdout
     assert "the bot reads hidden information" in r.stdout, r.stdout + r.stderr
 
+
+KEPT_CHECK = """
+import sys
+sys.path.insert(0, {tests!r})
+import numpy as np
+from test_mcts import greedy_game_decisions
+from simcore.games import shifting_stones as S
+from simcore.kernel_helpers import set_has
+from tools.peek import kept_cards
+
+def cards(lo, hi):
+    return {{c for c in range(S.NUM_CARDS) if set_has(lo, hi, c)}}
+
+def hand(state, s):
+    return cards(state[S.HAND_LO + s], state[S.HAND_HI + s])
+
+checked = drawn_seen = 0
+for seed in range(16):
+    states = [s for s, _ in greedy_game_decisions("shifting-stones", 2, seed, 400)]
+    start = {{}}  # seat -> (its hand, reshuffles) at the start of its latest turn
+    for state in states:
+        p = int(state[S.CUR])
+        if state[S.TURN_ACTIONS] != 0 or state[S.TURNS] == 0:
+            continue
+        other = 1 - p
+        if other in start and start[other][1] == state[S.RESHUFFLES]:
+            lo, hi, drawn = kept_cards(state, other)
+            got = cards(lo, hi)
+            now = hand(state, other)
+            assert got == now & start[other][0], (seed, sorted(got), sorted(now & start[other][0]))
+            assert drawn == len(now) - len(got)
+            checked += 1
+            drawn_seen += drawn > 0
+        start[p] = (hand(state, p), state[S.RESHUFFLES])
+assert checked > 100 and drawn_seen > 80, (checked, drawn_seen)
+print("checked", checked)
+"""
+
+
+def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
+    """``peek-kept`` (tools/peek.py) bounds what inference could learn by seeing the cards
+    the other hand held through its whole last turn.  Against the truth read off real
+    greedy games (the other's hand now, met with its hand when that turn began), at the
+    start of every turn with no reshuffle in between."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", KEPT_CHECK.format(tests=str(root / "tests"))],
+                       capture_output=True, text=True, cwd=root, timeout=900)
+    assert r.returncode == 0 and "checked" in r.stdout, r.stdout + r.stderr

@@ -1,6 +1,6 @@
-"""A plugin for measuring what hidden information is worth in Shifting Stones: the expert's
-search (``mcts-learned``, the same compiled ISMCTS over the learned policy, the same
-defaults) given what its seat cannot know.
+"""A plugin for measuring what hidden information is worth to the expert's search, given
+what its seat cannot know: in Shifting Stones ``mcts-learned`` (the same compiled ISMCTS
+over the learned policy, the same defaults), in Sequence Stacks ``mcts`` (``peek-all`` only).
 
     playlab --plugin tools/peek.py tune shifting-stones --bot peek-hands --grid depth=6 \\
         --against greedy --games 150 --seed 406
@@ -9,6 +9,8 @@ defaults) given what its seat cannot know.
   pile's order stays unknown (dealt at random from the unseen cards, as ``determinize``
   does).  For games of 2-5 players: solo has no other hand, and its draw pile is a chosen
   16 of the unseen cards, which this does not model.
+- ``peek-kept`` (2 players) sees only the cards the other hand kept through its last turn,
+  not the ones it drew at its end: the most that inference from its moves could learn.
 - ``peek-all`` searches the real state itself: the other hands, the draw order and the
   chance stream (every reshuffle) included, so its rollouts see the real future draws.
 
@@ -23,10 +25,10 @@ from numba import njit
 
 import bots.generic.mcts as mcts
 from bots.learned import shipped_fingerprint
-from bots.learned_search import GAMES, LINK
+from bots.learned_search import LINK
 from bots.registry import BotSpec, register_bot
 from simcore.games import shifting_stones as stones
-from simcore.kernel_helpers import set_has, set_with, shuffle_range
+from simcore.kernel_helpers import set_has, set_with, set_without, shuffle_range
 from simcore.rng import next_u64
 
 GAME = "shifting-stones"
@@ -66,16 +68,80 @@ def see_hands(view, params, player, rng, slot, out):
     out[stones.RNG] = np.int64(next_u64(rng, slot))
 
 
-def _register(name, sampler, what):
-    def extra(game):
-        return {**mcts.extra_for(LINK)(game), "determinize": sampler}
+@njit(cache=True)
+def kept_cards(view, other):
+    """(lo, hi, drawn): the cards of ``other``'s hand that it kept through its last turn,
+    and how many it drew at that turn's end.  The drawn cards are the run just below the
+    draw pile's top that its hand holds (the seat to move has not drawn since).  A refill
+    that straddled a reshuffle counts its cards from before the reshuffle as kept: a small
+    overstatement, in the direction of an upper bound."""
+    olo = view[stones.HAND_LO + other]
+    ohi = view[stones.HAND_HI + other]
+    klo = olo
+    khi = ohi
+    drawn = 0
+    i = view[stones.DRAW_TOP] - 1
+    while i >= 0 and set_has(olo, ohi, view[stones.DECK + i]):
+        klo, khi = set_without(klo, khi, view[stones.DECK + i])
+        drawn += 1
+        i -= 1
+    return klo, khi, drawn
 
-    spec = BotSpec(name, f"mcts-learned that {what} (an experiment: it reads the real state)", mcts.PARAMS,
-                   memory=mcts.memory_for(LINK))
-    register_bot(spec, mcts.choose, games=(GAME,), helpers=mcts.HELPERS, requires=mcts.REQUIRES, extra=extra,
-                 jit_options=mcts.JIT_OPTIONS, sees="state", defaults={GAME: GAMES[GAME]},
-                 fingerprint=shipped_fingerprint(GAME))
+
+@njit(cache=True)
+def see_kept(view, params, player, rng, slot, out):
+    """Two players: the other hand's cards it kept through its last turn as they really
+    are, the cards it drew at that turn's end dealt at random from the unseen ones (with the
+    draw pile, as ``determinize`` deals it).  What a perfect inference from the other's
+    moves could know at most: the draws that end its turn follow no move of its own."""
+    for i in range(view.shape[0]):
+        out[i] = view[i]
+    other = 1 - player
+    klo, khi, drawn = kept_cards(view, other)
+    seen_lo = view[stones.DISCARD_LO] | view[stones.HAND_LO + player] | klo
+    seen_hi = view[stones.DISCARD_HI] | view[stones.HAND_HI + player] | khi
+    for c in range(stones.NUM_CARDS):
+        if view[stones.SCORED_BY + c] >= 0:
+            seen_lo, seen_hi = set_with(seen_lo, seen_hi, c)
+    w = 0
+    for c in range(stones.NUM_CARDS):
+        if not set_has(seen_lo, seen_hi, c):
+            out[stones.DECK + w] = c
+            w += 1
+    shuffle_range(rng, slot, out, stones.DECK, w)
+    for _ in range(drawn):
+        w -= 1
+        klo, khi = set_with(klo, khi, out[stones.DECK + w])
+    out[stones.HAND_LO + other] = klo
+    out[stones.HAND_HI + other] = khi
+    for i in range(w, stones.NUM_CARDS):
+        out[stones.DECK + i] = -1
+    out[stones.DRAW_TOP] = 0
+    out[stones.DRAW_END] = w
+    out[stones.RNG] = np.int64(next_u64(rng, slot))
+
+
+def _register(name, sampler, what, game=GAME, link=LINK, base="mcts-learned"):
+    """Register ``base``'s search in ``game`` once more, over ``sampler``'s worlds, with
+    ``base``'s defaults in that game (read from the catalogue, not restated here)."""
+    from bots.registry import bot_entry
+
+    defaults = {p.name: p.default for p in bot_entry(game, base).spec.params}
+
+    def extra(module):
+        return {**mcts.extra_for(link)(module), "determinize": sampler}
+
+    spec = BotSpec(name, f"{base} that {what} (an experiment: it reads the real state)", mcts.params_for(link),
+                   memory=mcts.memory_for(link))
+    register_bot(spec, mcts.choose, games=(game,), helpers=mcts.HELPERS, requires=mcts.REQUIRES, extra=extra,
+                 jit_options=mcts.JIT_OPTIONS, sees="state", defaults={game: defaults},
+                 fingerprint=shipped_fingerprint(game) if link is LINK else "")
 
 
 _register("peek-hands", see_hands, "sees the other hands")
 _register("peek-all", see_all, "sees the other hands, the draw order and every reshuffle")
+_register("peek-kept", see_kept, "sees the cards the other hand kept through its last turn (2 players)")
+# Sequence Stacks' expert is the plain mcts over greedy (its defaults): the same search over
+# the real state bounds what any fair search of that kind could gain from information
+_register("peek-all", see_all, "sees the other hands, the draw order and every reshuffle",
+          game="sequence-stacks", link=mcts.POLICY_LINK, base="mcts")
