@@ -1,14 +1,16 @@
 """A plugin for measuring what hidden information is worth to the expert's search, given
 what its seat cannot know: in Shifting Stones ``mcts-learned`` (the same compiled ISMCTS
-over the learned policy, the same defaults), in Sequence Stacks ``mcts`` (``peek-all`` only).
+over the learned policy, the same defaults), in Sequence Stacks ``mcts`` (its defaults:
+flat, over greedy).
 
     playlab --plugin tools/peek.py tune shifting-stones --bot peek-hands --grid depth=6 \\
         --against greedy --games 150 --seed 406
 
 - ``peek-hands`` samples its worlds with every other hand as it really is; only the draw
   pile's order stays unknown (dealt at random from the unseen cards, as ``determinize``
-  does).  For games of 2-5 players: solo has no other hand, and its draw pile is a chosen
-  16 of the unseen cards, which this does not model.
+  does; in Sequence Stacks the real draw pile reshuffled).  Shifting Stones at 2-5
+  players: solo has no other hand, and its draw pile is a chosen 16 of the unseen cards,
+  which this does not model.
 - ``peek-kept`` (2 players) sees only the cards the other hand kept through its last turn,
   not the ones it drew at its end: the most that inference from its moves could learn.
 - ``peek-all`` searches the real state itself: the other hands, the draw order and the
@@ -27,6 +29,7 @@ import bots.generic.mcts as mcts
 from bots.learned import shipped_fingerprint
 from bots.learned_search import LINK
 from bots.registry import BotSpec, register_bot
+from simcore.games import sequence_stacks as stacks
 from simcore.games import shifting_stones as stones
 from simcore.kernel_helpers import set_has, set_with, set_without, shuffle_range
 from simcore.rng import next_u64
@@ -42,16 +45,11 @@ def see_all(view, params, player, rng, slot, out):
 
 
 @njit(cache=True)
-def see_hands(view, params, player, rng, slot, out):
-    """The real state with the draw pile dealt at random from the cards no hand, discard
-    or score holds (as ``determinize`` deals it) and a fresh chance stream."""
+def unseen_shuffled(view, seen_lo, seen_hi, rng, slot, out):
+    """Copy the real state into ``out`` and lay the cards outside (seen_lo, seen_hi) and
+    every score into DECK, shuffled (as ``determinize`` does); their count."""
     for i in range(view.shape[0]):
         out[i] = view[i]
-    seen_lo = view[stones.DISCARD_LO]
-    seen_hi = view[stones.DISCARD_HI]
-    for s in range(view[stones.PLAYERS]):
-        seen_lo |= view[stones.HAND_LO + s]
-        seen_hi |= view[stones.HAND_HI + s]
     for c in range(stones.NUM_CARDS):
         if view[stones.SCORED_BY + c] >= 0:
             seen_lo, seen_hi = set_with(seen_lo, seen_hi, c)
@@ -61,11 +59,29 @@ def see_hands(view, params, player, rng, slot, out):
             out[stones.DECK + w] = c
             w += 1
     shuffle_range(rng, slot, out, stones.DECK, w)
+    return w
+
+
+@njit(cache=True)
+def close_draw_pile(w, rng, slot, out):
+    """DECK[0:w] is the new draw pile; a fresh chance stream, independent of the real one."""
     for i in range(w, stones.NUM_CARDS):
         out[stones.DECK + i] = -1
     out[stones.DRAW_TOP] = 0
     out[stones.DRAW_END] = w
     out[stones.RNG] = np.int64(next_u64(rng, slot))
+
+
+@njit(cache=True)
+def see_hands(view, params, player, rng, slot, out):
+    """The real state with the draw pile dealt at random from the cards no hand, discard
+    or score holds (as ``determinize`` deals it) and a fresh chance stream."""
+    seen_lo = view[stones.DISCARD_LO]
+    seen_hi = view[stones.DISCARD_HI]
+    for s in range(view[stones.PLAYERS]):
+        seen_lo |= view[stones.HAND_LO + s]
+        seen_hi |= view[stones.HAND_HI + s]
+    close_draw_pile(unseen_shuffled(view, seen_lo, seen_hi, rng, slot, out), rng, slot, out)
 
 
 @njit(cache=True)
@@ -94,31 +110,27 @@ def see_kept(view, params, player, rng, slot, out):
     are, the cards it drew at that turn's end dealt at random from the unseen ones (with the
     draw pile, as ``determinize`` deals it).  What a perfect inference from the other's
     moves could know at most: the draws that end its turn follow no move of its own."""
-    for i in range(view.shape[0]):
-        out[i] = view[i]
     other = 1 - player
     klo, khi, drawn = kept_cards(view, other)
-    seen_lo = view[stones.DISCARD_LO] | view[stones.HAND_LO + player] | klo
-    seen_hi = view[stones.DISCARD_HI] | view[stones.HAND_HI + player] | khi
-    for c in range(stones.NUM_CARDS):
-        if view[stones.SCORED_BY + c] >= 0:
-            seen_lo, seen_hi = set_with(seen_lo, seen_hi, c)
-    w = 0
-    for c in range(stones.NUM_CARDS):
-        if not set_has(seen_lo, seen_hi, c):
-            out[stones.DECK + w] = c
-            w += 1
-    shuffle_range(rng, slot, out, stones.DECK, w)
+    w = unseen_shuffled(view, view[stones.DISCARD_LO] | view[stones.HAND_LO + player] | klo,
+                        view[stones.DISCARD_HI] | view[stones.HAND_HI + player] | khi, rng, slot, out)
     for _ in range(drawn):
         w -= 1
         klo, khi = set_with(klo, khi, out[stones.DECK + w])
     out[stones.HAND_LO + other] = klo
     out[stones.HAND_HI + other] = khi
-    for i in range(w, stones.NUM_CARDS):
-        out[stones.DECK + i] = -1
-    out[stones.DRAW_TOP] = 0
-    out[stones.DRAW_END] = w
-    out[stones.RNG] = np.int64(next_u64(rng, slot))
+    close_draw_pile(w, rng, slot, out)
+
+
+@njit(cache=True)
+def see_stacks_hands(view, params, player, rng, slot, out):
+    """Sequence Stacks: the real state with its draw pile (exactly the cards no hand, pile
+    or discard holds) in a fresh random order, and a fresh chance stream (reshuffles)."""
+    for i in range(view.shape[0]):
+        out[i] = view[i]
+    pos = view[stacks.DRAW_POS]
+    shuffle_range(rng, slot, out, stacks.DRAW + pos, view[stacks.DRAW_LEN] - pos)
+    out[stacks.RNG] = np.int64(next_u64(rng, slot))
 
 
 def _register(name, sampler, what, game=GAME, link=LINK, base="mcts-learned"):
@@ -145,3 +157,5 @@ _register("peek-kept", see_kept, "sees the cards the other hand kept through its
 # the real state bounds what any fair search of that kind could gain from information
 _register("peek-all", see_all, "sees the other hands, the draw order and every reshuffle",
           game="sequence-stacks", link=mcts.POLICY_LINK, base="mcts")
+_register("peek-hands", see_stacks_hands, "sees the other hands", game="sequence-stacks", link=mcts.POLICY_LINK,
+          base="mcts")
