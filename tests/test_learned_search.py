@@ -119,6 +119,16 @@ for seed in range(16):
             drawn_seen += drawn > 0
         start[p] = (hand(state, p), state[S.RESHUFFLES])
 assert checked > 100 and drawn_seen > 80, (checked, drawn_seen)
+
+# at three players there is no one other hand: it samples exactly as the fair search
+from tools.peek import see_kept
+for state, params in greedy_game_decisions("shifting-stones", 3, 5, 30)[1:]:
+    p = int(state[S.CUR])
+    mine, fair = np.zeros_like(state), np.zeros_like(state)
+    r1, r2 = np.arange(3, dtype=np.int64) + 11, np.arange(3, dtype=np.int64) + 11
+    see_kept(state, params, p, r1, p, mine)
+    S.determinize(state, params, p, r2, p, fair)
+    assert (mine == fair).all() and (r1 == r2).all()
 print("checked", checked)
 """
 
@@ -127,7 +137,7 @@ def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
     """``peek-kept`` (tools/peek.py) bounds what inference could learn by seeing the cards
     the other hand held through its whole last turn.  Against the truth read off real
     greedy games (the other's hand now, met with its hand when that turn began), at the
-    start of every turn with no reshuffle in between."""
+    start of every turn with no reshuffle in between; at three players, the fair sampling."""
     import subprocess
     import sys
     from pathlib import Path

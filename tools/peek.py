@@ -13,6 +13,7 @@ flat, over greedy).
   which this does not model.
 - ``peek-kept`` (2 players) sees only the cards the other hand kept through its last turn,
   not the ones it drew at its end: the most that inference from its moves could learn.
+  At other player counts it sees what the fair search sees.
 - ``peek-all`` searches the real state itself: the other hands, the draw order and the
   chance stream (every reshuffle) included, so its rollouts see the real future draws.
 
@@ -109,7 +110,12 @@ def see_kept(view, params, player, rng, slot, out):
     """Two players: the other hand's cards it kept through its last turn as they really
     are, the cards it drew at that turn's end dealt at random from the unseen ones (with the
     draw pile, as ``determinize`` deals it).  What a perfect inference from the other's
-    moves could know at most: the draws that end its turn follow no move of its own."""
+    moves could know at most: the draws that end its turn follow no move of its own.
+    At other player counts it samples as the fair search does (``determinize``): the walk
+    below the pile's top finds only the last seat's draws, so there is no one other hand."""
+    if view[stones.PLAYERS] != 2:
+        stones.determinize(view, params, player, rng, slot, out)
+        return
     other = 1 - player
     klo, khi, drawn = kept_cards(view, other)
     w = unseen_shuffled(view, view[stones.DISCARD_LO] | view[stones.HAND_LO + player] | klo,
