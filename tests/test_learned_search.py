@@ -129,6 +129,14 @@ for state, params in greedy_game_decisions("shifting-stones", 3, 5, 30)[1:]:
     see_kept(state, params, p, r1, p, mine)
     S.determinize(state, params, p, r2, p, fair)
     assert (mine == fair).all() and (r1 == r2).all()
+# solo: no other hand to see, and the pile is a chosen 16 cards: the fair sampling too
+from tools.peek import see_hands
+for state, params in greedy_game_decisions("shifting-stones", 1, 5, 30):
+    mine, fair = np.zeros_like(state), np.zeros_like(state)
+    r1, r2 = np.array([7], dtype=np.int64), np.array([7], dtype=np.int64)
+    see_hands(state, params, 0, r1, 0, mine)
+    S.determinize(state, params, 0, r2, 0, fair)
+    assert (mine == fair).all() and (r1 == r2).all()
 print("checked", checked)
 """
 
@@ -137,7 +145,8 @@ def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
     """``peek-kept`` (tools/peek.py) bounds what inference could learn by seeing the cards
     the other hand held through its whole last turn.  Against the truth read off real
     greedy games (the other's hand now, met with its hand when that turn began), at the
-    start of every turn with no reshuffle in between; at three players, the fair sampling."""
+    start of every turn with no reshuffle in between; at three players, the fair sampling
+    (as `peek-hands` in solo, where there is no other hand)."""
     import subprocess
     import sys
     from pathlib import Path

@@ -8,9 +8,8 @@ flat, over greedy).
 
 - ``peek-hands`` samples its worlds with every other hand as it really is; only the draw
   pile's order stays unknown (dealt at random from the unseen cards, as ``determinize``
-  does; in Sequence Stacks the real draw pile reshuffled).  Shifting Stones at 2-5
-  players: solo has no other hand, and its draw pile is a chosen 16 of the unseen cards,
-  which this does not model.
+  does; in Sequence Stacks the real draw pile reshuffled).  In solo Shifting Stones, with
+  no other hand, it sees what the fair search sees.
 - ``peek-kept`` (2 players) sees only the cards the other hand kept through its last turn,
   not the ones it drew at its end: the most that inference from its moves could learn.
   At other player counts it sees what the fair search sees.
@@ -76,7 +75,12 @@ def close_draw_pile(w, rng, slot, out):
 @njit(cache=True)
 def see_hands(view, params, player, rng, slot, out):
     """The real state with the draw pile dealt at random from the cards no hand, discard
-    or score holds (as ``determinize`` deals it) and a fresh chance stream."""
+    or score holds (as ``determinize`` deals it) and a fresh chance stream.  Solo has no
+    other hand and its pile is a chosen 16 of the unseen cards: there it samples as the fair
+    search does."""
+    if view[stones.PLAYERS] == 1:
+        stones.determinize(view, params, player, rng, slot, out)
+        return
     seen_lo = view[stones.DISCARD_LO]
     seen_hi = view[stones.DISCARD_HI]
     for s in range(view[stones.PLAYERS]):
