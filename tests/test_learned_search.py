@@ -3,6 +3,10 @@ game's learned policy through ``register_search``.  Its strength is measured by 
 (README, *Expert play*); here what it is made of."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -68,19 +72,22 @@ def test_a_heavy_prior_plays_the_learned_move(game):
     assert learned != greedy
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(*args):
+    """A fresh interpreter in the repository (tools/peek.py registers its bots on import,
+    which must not reach this process's catalogue)."""
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=900)
+
+
 def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
     """tools/peek.py (the README's measure of what hidden information is worth to the
     expert's search) registers its bots only under --plugin, and the conformance battery
     a user runs finds that they read what their seat cannot know."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
     assert "peek-hands" not in [b.name for b in bots_for("shifting-stones")]
-    r = subprocess.run([sys.executable, "-m", "playlab.cli", "--plugin", str(root / "tools" / "peek.py"), "check",
-                        "shifting-stones", "--bots", "peek-hands:iterations=60"],
-                       capture_output=True, text=True, cwd=root, timeout=900)
+    r = run_python("-m", "playlab.cli", "--plugin", str(ROOT / "tools" / "peek.py"), "check",
+                   "shifting-stones", "--bots", "peek-hands:iterations=60")
     assert r.returncode != 0 and "peek-hands" in r.stdout
     assert "the bot reads hidden information" in r.stdout, r.stdout + r.stderr
 
@@ -120,23 +127,21 @@ for seed in range(16):
         start[p] = (hand(state, p), state[S.RESHUFFLES])
 assert checked > 100 and drawn_seen > 80, (checked, drawn_seen)
 
-# at three players there is no one other hand: it samples exactly as the fair search
-from tools.peek import see_kept
-for state, params in greedy_game_decisions("shifting-stones", 3, 5, 30)[1:]:
-    p = int(state[S.CUR])
-    mine, fair = np.zeros_like(state), np.zeros_like(state)
-    r1, r2 = np.arange(3, dtype=np.int64) + 11, np.arange(3, dtype=np.int64) + 11
-    see_kept(state, params, p, r1, p, mine)
-    S.determinize(state, params, p, r2, p, fair)
-    assert (mine == fair).all() and (r1 == r2).all()
-# solo: no other hand to see, and the pile is a chosen 16 cards: the fair sampling too
-from tools.peek import see_hands
-for state, params in greedy_game_decisions("shifting-stones", 1, 5, 30):
-    mine, fair = np.zeros_like(state), np.zeros_like(state)
-    r1, r2 = np.array([7], dtype=np.int64), np.array([7], dtype=np.int64)
-    see_hands(state, params, 0, r1, 0, mine)
-    S.determinize(state, params, 0, r2, 0, fair)
-    assert (mine == fair).all() and (r1 == r2).all()
+# where a peek has nothing to see it samples exactly as the fair search: the same world and
+# the same streams after
+from tools.peek import see_hands, see_kept
+
+def samples_as_fair(sampler, players, states):
+    for state, params in states:
+        p = int(state[S.CUR])
+        mine, fair = np.zeros_like(state), np.zeros_like(state)
+        r1, r2 = np.arange(players, dtype=np.int64) + 11, np.arange(players, dtype=np.int64) + 11
+        sampler(state, params, p, r1, p, mine)
+        S.determinize(state, params, p, r2, p, fair)
+        assert (mine == fair).all() and (r1 == r2).all()
+
+samples_as_fair(see_kept, 3, greedy_game_decisions("shifting-stones", 3, 5, 30)[1:])  # no one other hand
+samples_as_fair(see_hands, 1, greedy_game_decisions("shifting-stones", 1, 5, 30))  # solo: a chosen 16-card pile
 print("checked", checked)
 """
 
@@ -147,11 +152,5 @@ def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
     greedy games (the other's hand now, met with its hand when that turn began), at the
     start of every turn with no reshuffle in between; at three players, the fair sampling
     (as `peek-hands` in solo, where there is no other hand)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    r = subprocess.run([sys.executable, "-c", KEPT_CHECK.format(tests=str(root / "tests"))],
-                       capture_output=True, text=True, cwd=root, timeout=900)
+    r = run_python("-c", KEPT_CHECK.format(tests=str(ROOT / "tests")))
     assert r.returncode == 0 and "checked" in r.stdout, r.stdout + r.stderr
