@@ -11,7 +11,6 @@ after 6 decisions) is the game's ``expert``.
 """
 from bots.generic.mcts import register_search
 from bots.generic.rollout import RolloutPolicy
-from bots.learned import shipped_fingerprint
 from bots.registry import register_alias
 
 NAME = "mcts-learned"
@@ -24,11 +23,10 @@ GAMES = {
 }
 
 for _game, _defaults in GAMES.items():
-    # the model's weights are compiled into the policy this search calls: its digest keys
-    # the search's compiled copy too (the on-disk cache is keyed by sources alone)
+    # the model's weights are compiled into the policy this search calls: register_search
+    # keys the search's copy by the learned bot's key, which carries the model's digest
     register_search(NAME, LINK, "information-set MCTS as mcts, its rollouts, prior and delegated decisions "
-                    "played by the game's learned policy", games=(_game,), defaults={_game: _defaults},
-                    fingerprint=shipped_fingerprint(_game))
+                    "played by the game's learned policy", games=(_game,), defaults={_game: _defaults})
 
 # the strongest bot measured in Shifting Stones (README, *Expert play*)
 register_alias("shifting-stones", "expert", NAME)

@@ -133,9 +133,17 @@ class BotEntry:
     plugin: str | None = None           # the plugin that registered it (None: built in)
     digest: str = ""                    # hash of the sources it was compiled from
     listed: bool = True                 # False: made for a text parameter, not in the catalogue's listing
+    # key_from(game name) -> str: more of its key, read when it is compiled (a search's: the
+    # key of the policy it calls, RolloutPolicy.key); None: its digest alone
+    key_from: Callable[[str], str] | None = None
 
     def for_game(self, game: str) -> bool:
         return self.games == ALL_GAMES or game in self.games
+
+    def key(self, game: str) -> str:
+        """What its compiled copy for ``game`` is cached under: the digest of its sources
+        (and fingerprint), and what ``key_from`` adds for the game."""
+        return self.digest + (self.key_from(game) if self.key_from is not None else "")
 
 
 _BOTS: list[BotEntry] = []
@@ -174,8 +182,8 @@ def source_digest(functions: Sequence[Callable]) -> str:
 def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] = ALL_GAMES,
                  helpers: Sequence[Callable] = (), requires: Sequence[str] = (), extra: Callable | None = None,
                  jit_options: Mapping[str, dict] | None = None, sees: str = "view", legal: bool = True,
-                 defaults: Mapping[str, Mapping[str, Any]] | None = None, fingerprint: str = "",
-                 listed: bool = True) -> BotEntry:
+                 defaults: Mapping[str, Mapping[str, Any]] | None = None,
+                 fingerprint: str | Callable[[str], str] = "", listed: bool = True) -> BotEntry:
     """Register the compiled bot ``spec`` with its ``policy`` (module docstring) for
     ``games`` (names, or ``ALL_GAMES``).
 
@@ -187,7 +195,9 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     that listing costs more than the greedy bot's whole decision.  ``defaults`` sets per-game parameter defaults
     (``{game: {parameter: value}}``).  ``fingerprint`` is added to the hash of the sources
     the compiled copy is cached under (data its ``extra`` globals carry, e.g. a model's
-    weights); ``listed=False`` keeps it out of ``bots_for`` (a copy made for a text
+    weights): a text, or a function of the game's name called when the copy is compiled
+    (a search passes its rollout policy's ``RolloutPolicy.key``, known only once that bot is
+    registered); ``listed=False`` keeps it out of ``bots_for`` (a copy made for a text
     parameter: its spec names it)."""
     from simcore.plugin_context import current_plugin
     from simcore.protocol import PROTOCOL_FUNCTIONS
@@ -214,8 +224,9 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     if plugin is not None:
         # a plugin's policy may allocate: reference counting on unless it says otherwise
         opts.setdefault(fns[-1].__name__, {}).setdefault("_nrt", True)
+    text, key_from = ("", fingerprint) if callable(fingerprint) else (fingerprint, None)
     entry = BotEntry(spec, fns[-1], games, tuple(fns[:-1]), tuple(requires), extra, opts,
-                     sees, bool(legal), plugin, source_digest(fns) + fingerprint, listed)
+                     sees, bool(legal), plugin, source_digest(fns) + text, listed, key_from)
     for other in _BOTS:
         if other.spec.name == name and (other.games == ALL_GAMES or games == ALL_GAMES
                                         or set(other.games) & set(games)):
@@ -364,7 +375,7 @@ def bound_policy(game_name: str, bot_name: str):
     e = bot_entry(game_name, bot_name)
     extra = dict(e.extra(module)) if e.extra else {}
     bound = bind_functions((*e.helpers, e.policy), module, extra=extra,
-                           qualifier=f"{bound_name(bot_name)}_{e.digest}", jit_options=e.jit_options)
+                           qualifier=f"{bound_name(bot_name)}_{e.key(game_name)}", jit_options=e.jit_options)
     return bound[e.policy.__name__]
 
 

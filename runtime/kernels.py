@@ -27,12 +27,14 @@ from simcore.protocol import bind, game_tag
 
 
 def chain_digest(game_name: str, bots: tuple[str, ...]) -> str:
-    """Names a dispatch chain: its bots in order, the hash of each one's sources and how
-    it is linked (view or state, legal actions listed or not)."""
+    """Names a dispatch chain: its bots in order, each one's key (the hash of its sources and
+    what its compiled copy carries: a model, the policy a search calls) and how it is linked
+    (view or state, legal actions listed or not).  The chain's cached code holds its bots'
+    code, so whatever renames a bot's copy renames the chain."""
     h = hashlib.sha256()
     for name in bots:
         e = bot_entry(game_name, name)
-        h.update(f"{name}:{e.digest}:{e.sees}:{e.legal};".encode())
+        h.update(f"{name}:{e.key(game_name)}:{e.sees}:{e.legal};".encode())
     return h.hexdigest()[:12] if bots else "random"
 
 

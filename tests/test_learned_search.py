@@ -57,7 +57,15 @@ def test_its_parameters_name_the_learned_policy_not_greedy(game):
 def test_its_compiled_copy_is_keyed_by_the_models_weights(game):
     # the weights are constants of the policy it calls; the cache is keyed by sources, so
     # the model's digest must be part of the search's key or a new model would run stale code
-    assert bot_entry(game, NAME).digest.endswith(load_model(game).digest())
+    key = bot_entry(game, NAME).key(game)
+    assert key.endswith(load_model(game).digest())
+    # it comes from the policy (RolloutPolicy.key: the learned bot's own key, its sources and
+    # model), read when the copy is compiled, not restated by the registration
+    assert key == bot_entry(game, NAME).digest + LINK.key(game) and LINK.key(game) == bot_entry(game, "learned").key(game)
+    # the same for the plain search over greedy
+    assert bot_entry(game, "mcts").key(game) == bot_entry(game, "mcts").digest + bot_entry(game, "greedy").key(game)
+    # and the compiled copy is named by it
+    assert bound_policy(game, NAME).py_func.__qualname__.endswith(f"{NAME.replace('-', '_')}_{key}__choose")
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -154,3 +162,27 @@ def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
     (as `peek-hands` in solo, where there is no other hand)."""
     r = run_python("-c", KEPT_CHECK.format(tests=str(ROOT / "tests")))
     assert r.returncode == 0 and "checked" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_new_model_renames_the_engine_chain_that_runs_the_search(game):
+    """The engine's dispatch chain caches its bots' code with its own: a chain holding this
+    search must be renamed when the model its policy carries changes, as the search's copy is."""
+    from dataclasses import replace
+
+    import bots.registry as R
+    from runtime.kernels import chain_digest
+
+    bots = (NAME, "greedy")
+    before = chain_digest(game, bots)
+    i = next(i for i, e in enumerate(R._BOTS) if e.spec.name == "learned" and e.for_game(game))
+    shipped = R._BOTS[i]
+    try:
+        # another model: the learned bot's fingerprint is its model's digest
+        R._BOTS[i] = replace(shipped, digest=shipped.digest + "another-model")
+        R._invalidate()
+        assert chain_digest(game, bots) != before
+    finally:
+        R._BOTS[i] = shipped
+        R._invalidate()
+    assert chain_digest(game, bots) == before

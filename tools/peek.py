@@ -26,7 +26,6 @@ import numpy as np
 from numba import njit
 
 import bots.generic.mcts as mcts
-from bots.learned import shipped_fingerprint
 from bots.learned_search import LINK
 from bots.registry import BotSpec, register_bot
 from simcore.games import sequence_stacks as stacks
@@ -157,7 +156,7 @@ def _register(name, sampler, what, game=GAME, link=LINK, base="mcts-learned"):
                    memory=mcts.memory_for(link))
     register_bot(spec, mcts.choose, games=(game,), helpers=mcts.HELPERS, requires=mcts.REQUIRES, extra=extra,
                  jit_options=mcts.JIT_OPTIONS, sees="state", defaults={game: defaults},
-                 fingerprint=shipped_fingerprint(game) if link is LINK else "")
+                 fingerprint=link.key)
 
 
 _register("peek-hands", see_hands, "sees the other hands")

@@ -102,6 +102,16 @@ class RolloutPolicy:
 
         return next((e for e in catalogue_entries(game) if e.spec.name == self.bot), None)
 
+    def key(self, game: str) -> str:
+        """What keys a compiled copy that calls this policy in ``game``: the policy bot's own
+        key there (its sources' hash and the data its copy carries, e.g. the learned bot's
+        model digest; "" for random).  The caller's copy has the policy's globals compiled
+        in, while the on-disk cache is keyed by the caller's sources: without this, new
+        weights would run under the old copy.  Read when the copy is compiled, not at
+        registration (the policy bot may register later)."""
+        e = self.entry(game)
+        return "" if e is None else e.key(game)
+
     def memory(self, info) -> tuple[int, int]:
         """(G, GF): the policy's int64 / float64 scratch per seat, at the game's most
         players (at least 1 each, so the scratch is never empty)."""
