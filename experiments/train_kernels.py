@@ -7,6 +7,7 @@ learner plays the decisions the compiled ``learned`` bot would (``bots.learned``
 ``score_legal`` and ``pick``, the same code)."""
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 
 import numpy as np
@@ -174,7 +175,7 @@ def kernels(game_name: str, base: tuple = ()):
     ``base`` (``(name, value)`` pairs) overriding its parameters (cached on disk like every
     bound copy; the parameter tables are globals frozen into the code, so each base is a
     copy of its own)."""
-    from bots.registry import bot_entry, bots_for, source_digest
+    from bots.registry import source_digest
     from simcore.games import load_game
     from simcore.protocol import bind_functions
 
@@ -182,9 +183,9 @@ def kernels(game_name: str, base: tuple = ()):
     extra = {**greedy_globals(module), "NUM_ACTIONS": max(1, module.INFO.num_actions),
              "BASE_BOT_PARAMS": greedy_globals(module, dict(base))["GREEDY_BOT_PARAMS"],
              **Q_POLICY.globals(module)}
-    digest = source_digest((replay_examples, q_values, rollout, learner_game, score_legal.py_func))
-    digest += repr(sorted(base))
-    if any(b.name == "greedy" for b in bots_for(game_name)):
-        digest += bot_entry(game_name, "greedy").digest
-    return bind_functions(TEMPLATES, module, extra=extra, qualifier=f"train_{digest[:16]}",
-                          jit_options=JIT_OPTIONS)
+    # the key: the sources, the base and the rollout policy's key, hashed whole (a name cut
+    # to its first 16 characters kept only the sources', and every base ran the first's copy)
+    key = (source_digest((replay_examples, q_values, rollout, learner_game, score_legal.py_func))
+           + repr(sorted(base)) + Q_POLICY.key(game_name))
+    qualifier = "train_" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    return bind_functions(TEMPLATES, module, extra=extra, qualifier=qualifier, jit_options=JIT_OPTIONS)

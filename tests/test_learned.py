@@ -288,3 +288,45 @@ def test_the_shipped_models_compile_into_the_disk_cache():
             if isinstance(array, np.ndarray):
                 assert array.nbytes <= 10**6, (game, name, array.nbytes)
                 np.testing.assert_array_equal(array, getattr(model, {"GREEDY_BONUS": "greedy_bonus"}.get(name, name)))
+
+
+def test_each_base_of_the_learners_kernels_is_a_compiled_copy_of_its_own():
+    """``train_kernels.kernels(game, base)`` freezes the base greedy's parameters into the code,
+    so each base must be cached under a name of its own: the examples of the same recorded
+    game give the base's own moves, not those of whichever base compiled first.  (The name
+    was once cut to the sources' hash, the base dropped: the second base ran the first's code.)"""
+    import simcore.games.shifting_stones as G
+    from experiments.train_kernels import kernels
+    from runtime.runner import RunConfig
+    from simcore.rng import CHANCE_STREAM, stream_key
+
+    params = RunConfig.build("shifting-stones", 2, ["greedy", "greedy"], None, 0).params()
+    size = G.INFO.state_size(2)
+    state = np.zeros(size, np.int64)
+    rng = np.random.default_rng(5)
+    legal = np.zeros(G.INFO.num_actions, np.int64)
+    # the deal replay_examples starts game 0 of run seed 0 from (simcore.engine.start_game)
+    G.init(state, params, 2, stream_key(np.int64(0), np.int64(0), np.int64(CHANCE_STREAM)))
+    actions = []
+    while not G.is_terminal(state):
+        n = G.legal_actions(state, params, legal)
+        a = int(legal[rng.integers(n)])
+        actions.append(a)
+        G.apply(state, params, a)
+    actions = np.array(actions, np.int64)
+
+    def bases_moves(base):
+        k = kernels("shifting-stones", base)
+        cap = len(actions)
+        obs = np.zeros((cap, G.INFO.observation_size(2)), np.float64)
+        moves = np.zeros(cap, np.int64)
+        taken = np.zeros(cap, np.int64)
+        mask = np.zeros((cap, G.INFO.num_actions), np.int8)
+        views = np.zeros((0, size), np.int64)
+        n, _ = k["replay_examples"](params, 2, 0, 0, 1, actions, 0, obs, moves, taken, mask, size, views)
+        return moves[:n]
+
+    plain = bases_moves(())
+    deep = bases_moves((("depth", 3.0), ("replan", 1.0)))
+    assert len(plain) > 10 and len(plain) == len(deep)
+    assert (plain != deep).any()
