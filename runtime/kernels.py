@@ -6,8 +6,8 @@ names, in order: kind k + 1 is ``bots[k]``), so a run compiles only the bots it 
 
 Numba's on-disk cache keeps one entry per compiled copy under its qualified name, which
 carries the hash of every source that went into it: the game module (``game_tag``), each
-bot's sources (``BotEntry.digest``, which for a plugin covers every module the plugin
-loaded) and, through the cache directory (``simcore``), playlab's own kernel sources.  An
+bot's key (``BotEntry.key``: its sources' digest, which for a plugin covers every module
+the plugin loaded, and the data its copy carries: a model, the policy a search calls) and, through the cache directory (``simcore``), playlab's own kernel sources.  An
 edited game, bot or plugin therefore compiles afresh and never runs stale machine code,
 whether or not ``NUMBA_CACHE_DIR`` is set.
 """
