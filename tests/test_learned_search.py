@@ -167,14 +167,19 @@ def test_peek_kept_knows_exactly_the_cards_the_other_hand_kept():
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_new_model_renames_the_engine_chain_that_runs_the_search(game):
     """The engine's dispatch chain caches its bots' code with its own: a chain holding this
-    search must be renamed when the model its policy carries changes, as the search's copy is."""
+    search must be renamed when the model its policy carries changes, as the search's copy is,
+    and so must a restricted bot whose base is the search."""
     from dataclasses import replace
 
     import bots.registry as R
     from runtime.kernels import chain_digest
 
-    bots = (NAME, "greedy")
+    from bots.registry import parse_bot
+
+    restricted = parse_bot(game, f"restricted:forbid=flip:base={NAME}").compiled_name
+    bots = (NAME, "greedy", restricted)
     before = chain_digest(game, bots)
+    keys = {b: R.bot_entry(game, b).key(game) for b in bots}
     i = next(i for i, e in enumerate(R._BOTS) if e.spec.name == "learned" and e.for_game(game))
     shipped = R._BOTS[i]
     try:
@@ -182,6 +187,9 @@ def test_a_new_model_renames_the_engine_chain_that_runs_the_search(game):
         R._BOTS[i] = replace(shipped, digest=shipped.digest + "another-model")
         R._invalidate()
         assert chain_digest(game, bots) != before
+        # every compiled copy that holds the model's code is renamed, the one that does not is not
+        changed = {b for b in bots if R.bot_entry(game, b).key(game) != keys[b]}
+        assert changed == {NAME, restricted}
     finally:
         R._BOTS[i] = shipped
         R._invalidate()

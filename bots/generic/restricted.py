@@ -111,6 +111,18 @@ def _base(game_name: str, text: str | None):
     return bot, bound_policy(game_name, bot.compiled_name), table, bot_entry(game_name, bot.compiled_name).legal
 
 
+def _base_key(base_text: str | None):
+    """game name -> the key of the base's compiled copy there (its sources and the data it
+    carries, e.g. a model): the base's code is compiled into this bot's copy, so its key
+    names that copy too ("" for random)."""
+    def key(game_name: str) -> str:
+        from bots.registry import bot_entry
+
+        name = parse_bot(game_name, base_text or default_base(game_name)).compiled_name
+        return "" if name == "random" else bot_entry(game_name, name).key(game_name)
+    return key
+
+
 def _memory(base_bot):
     def memory(info, players, values):
         ints, floats = base_bot.memory(info, players)
@@ -143,8 +155,9 @@ def parse_restricted(game: str, pairs: list[tuple[str, str]], values: dict[str, 
     name = f"{NAME}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     what = f"{base_bot.label} never playing {forbid}" if forbid else f"{base_bot.label}, nothing forbidden"
     spec = BotSpec(name, what, (), memory=_memory(base_bot))
-    register_bot(spec, restricted_policy, games=(game,), extra=_extra(forbid, base_text), fingerprint=key,
-                 listed=False)
+    base_key = _base_key(base_text)
+    register_bot(spec, restricted_policy, games=(game,), extra=_extra(forbid, base_text),
+                 fingerprint=lambda g: key + base_key(g), listed=False)
     shown = [(k, v) for k, v in ((FORBID_KEY, forbid), (BASE_KEY, base_text)) if v is not None]
     return spec, shown
 
@@ -161,4 +174,4 @@ SPEC = BotSpec(NAME, "restricted play: its base bot (greedy) with one kind of mo
                           "'+' between kinds (e.g. restricted:forbid=block, forbid=bid_21+trump_none)",
                           "the bot it plays, by name at its defaults (default greedy; e.g. base=mcts)"))
 
-register_bot(SPEC, restricted_policy, games=ALL_GAMES, extra=_extra(None, None))
+register_bot(SPEC, restricted_policy, games=ALL_GAMES, extra=_extra(None, None), fingerprint=_base_key(None))
