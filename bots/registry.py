@@ -114,6 +114,11 @@ class BotSpec:
     # what each text parameter takes, in ``text_params`` order, for `playlab bots` (none: a file)
     text_help: tuple[str, ...] = ()
 
+    def takes_file(self, key: str) -> bool:
+        """Whether text parameter ``key`` names a file (it has no ``text_help`` of its own)."""
+        i = self.text_params.index(key)
+        return i >= len(self.text_help)
+
 
 RANDOM = BotSpec(RANDOM_NAME, "uniformly random over the legal actions")
 

@@ -83,14 +83,29 @@ def file_digest(path: str | Path) -> str:
 
 
 def content_identity(config) -> dict[str, Any]:
-    """``config.describe()`` with every file option (a deck) by content: an edited file at
-    the same path is a different study, the same file by another path is the same one."""
+    """``config.describe()`` with every file by content: a file option (a deck) in place of
+    its path, and the files bots are given (a learned model, ``learned:model=PATH``) beside
+    their labels (``bot_files``, per seat; only when some bot has one).  An edited file at
+    the same path is a different study (the same deck by another path is the same one)."""
     ident = config.describe()
     for option in config.info.options:
         value = ident["variant"].get(option.name)
         if option.kind == "path" and value:
             ident["variant"][option.name] = file_digest(value)
+    files = [_bot_files(config.game, b) for b in config.bots]
+    if any(files):
+        ident["bot_files"] = files
     return ident
+
+
+def _bot_files(game: str, bot) -> list[list[str]]:
+    """[parameter, the file's digest] for each file the bot is given as a text parameter."""
+    if bot.is_agent or not bot.text:
+        return []
+    from bots.registry import bot_entry
+
+    spec = bot_entry(game, bot.given_name).spec
+    return [[k, file_digest(v)] for k, v in bot.text if spec.takes_file(k)]
 
 
 def difference(stored: dict[str, Any], given: dict[str, Any]) -> str:
@@ -106,11 +121,18 @@ def difference(stored: dict[str, Any], given: dict[str, Any]) -> str:
             if x.get(key) != y.get(key):
                 show = (lambda v: ",".join(v)) if key == "bots" else str
                 return f"{key} {show(x.get(key))} there, {show(y.get(key))} here{where}"
+        if x.get("bot_files") != y.get("bot_files"):
+            return f"the files the bots are given (a model) differ: {_files(x)} there, {_files(y)} here{where}"
         xv, yv = x.get("variant", {}), y.get("variant", {})
         for name in list(xv) + [n for n in yv if n not in xv]:
             if xv.get(name) != yv.get(name):
                 return f"variant {name}={xv.get(name, '(unset)')} there, {yv.get(name, '(unset)')} here{where}"
     return "the stored study description differs"
+
+
+def _files(ident: dict[str, Any]) -> str:
+    shown = [f"seat {s} {k}={d[:19]}…" for s, files in enumerate(ident.get("bot_files") or []) for k, d in files]
+    return ", ".join(shown) or "none"
 
 
 def manifest_text(data: dict[str, Any]) -> str:

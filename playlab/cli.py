@@ -109,7 +109,7 @@ def bots(game):
                     continue
                 click.echo(f"      {p.name:<16} default {fmt.format(p.default):<8} range {p.low:g}..{p.high:g}  {p.help}")
             for i, t in enumerate(spec.text_params):
-                said = spec.text_help[i] if i < len(spec.text_help) else f"a file (e.g. {spec.name}:{t}=PATH)"
+                said = f"a file (e.g. {spec.name}:{t}=PATH)" if spec.takes_file(t) else spec.text_help[i]
                 click.echo(f"      {t:<16} {said}")
         click.echo("")
 

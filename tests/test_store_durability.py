@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from playlab.cli import cli
 from experiments.play import execute
-from experiments.store import MANIFEST, ResultsError, StudyStore, load_results
+from experiments.store import MANIFEST, ResultsError, StudyStore, file_digest, load_results
 from experiments.study import Study
 from runtime.runner import RunConfig
 
@@ -276,3 +276,26 @@ def test_a_study_command_writes_whole_files_only(tmp_path):
     assert not [p.name for p in out.rglob(".*.tmp")]
     csvs = sorted(p.name for p in out.glob("*.csv"))
     assert csvs and all(pd.read_csv(out / c).shape[0] > 0 for c in csvs)
+
+
+def test_a_model_file_replaced_at_the_same_path_is_a_different_study(tmp_path):
+    """``learned:model=PATH``: the games of one model and of another written at the same path
+    are not one study (they were once summarised together, resumed without a word)."""
+    from bots.learned import load_model, save_model
+
+    model = load_model("shifting-stones")
+    path = tmp_path / "m.npz"
+    save_model(model, str(path))
+    config = lambda: RunConfig.build("shifting-stones", 2, [f"learned:model={path}", "greedy"], None, 3)  # noqa: E731
+    out = tmp_path / "r"
+    execute(config(), 20, out=str(out), chunk=10)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["study"]["runs"][0]["bot_files"] == [[["model", file_digest(path)]], []]
+    # the same model again resumes
+    assert execute(config(), 30, out=str(out), chunk=10).simulated == 10
+    model.greedy_bonus = model.greedy_bonus + 1.0
+    save_model(model, str(path))
+    with pytest.raises(ResultsError, match=r"different study: the files the bots are given \(a model\) differ: "
+                                           r"seat 0 model=sha256:\w+… there, seat 0 model=sha256:\w+… here"):
+        execute(config(), 40, out=str(out), chunk=10)
+    assert len(load_results(out)) == 30  # nothing computed is lost
