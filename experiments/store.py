@@ -95,7 +95,26 @@ def content_identity(config) -> dict[str, Any]:
     files = [_bot_files(config.game, b) for b in config.bots]
     if any(files):
         ident["bot_files"] = files
+    code = _user_code(config)
+    if code:
+        ident["code"] = code
     return ident
+
+
+def _user_code(config) -> dict[str, str]:
+    """The user's code the run plays, by content: each plugin that registered its game or
+    bots (the digest of every source the plugin loaded) and each Python agent's module file
+    (an edited plugin or agent is a different study; playlab's own code is not counted)."""
+    from runtime.agents import agent_source
+    from runtime.plugins import plugin_digest
+
+    code = {f"plugin {key}": plugin_digest(key) for key in config.plugins()}
+    for b in config.bots:
+        if b.is_agent:
+            source = agent_source(b.agent[0])
+            if source is not None:
+                code[f"agent {b.agent[0]}"] = file_digest(source)
+    return code
 
 
 def _bot_files(game: str, bot) -> list[list[str]]:
@@ -121,6 +140,10 @@ def difference(stored: dict[str, Any], given: dict[str, Any]) -> str:
             if x.get(key) != y.get(key):
                 show = (lambda v: ",".join(v)) if key == "bots" else str
                 return f"{key} {show(x.get(key))} there, {show(y.get(key))} here{where}"
+        if x.get("code") != y.get("code"):
+            xc, yc = x.get("code") or {}, y.get("code") or {}
+            changed = sorted(k for k in set(xc) | set(yc) if xc.get(k) != yc.get(k))
+            return f"the code it plays differs: {', '.join(changed)} (edited?){where}"
         if x.get("bot_files") != y.get("bot_files"):
             return f"the files the bots are given (a model) differ: {_files(x)} there, {_files(y)} here{where}"
         xv, yv = x.get("variant", {}), y.get("variant", {})

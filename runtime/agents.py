@@ -45,6 +45,15 @@ class AgentError(ValueError):
 _MODULES: dict[str, types.ModuleType] = {}
 
 
+def agent_source(target: str) -> str | None:
+    """The file agent module ``target`` is read from (a ``.py`` path, or an importable
+    module's origin; None when it has none)."""
+    if target.endswith(".py") or os.sep in target:
+        return str(Path(target).expanduser().resolve())
+    spec = importlib.util.find_spec(target)
+    return spec.origin if spec is not None and spec.has_location else None
+
+
 def load_agent_class(target: str, name: str):
     """The class ``name`` of the module or ``.py`` file ``target``."""
     label = f"py:{target}:{name}"

@@ -162,6 +162,11 @@ def load_plugin(spec: str) -> types.ModuleType:
     return module
 
 
+def plugin_digest(key: str) -> str:
+    """The digest of every source loaded plugin ``key`` loaded (module docstring)."""
+    return _LOADED[key].__playlab_digest__
+
+
 def load_plugins(specs=()) -> list[types.ModuleType]:
     """Every plugin of ``specs`` (in order), each once."""
     return [load_plugin(s) for s in specs if s and s.strip()]

@@ -299,3 +299,34 @@ def test_a_model_file_replaced_at_the_same_path_is_a_different_study(tmp_path):
                                            r"seat 0 model=sha256:\w+… there, seat 0 model=sha256:\w+… here"):
         execute(config(), 40, out=str(out), chunk=10)
     assert len(load_results(out)) == 30  # nothing computed is lost
+
+
+def test_an_edited_plugin_or_agent_is_a_different_study(tmp_path):
+    """The plugins and Python agents a study plays are part of its identity by content: an
+    edit between two runs into the same --out was once resumed without a word, and the old
+    code's games summarised with the new code's."""
+    root = Path(__file__).resolve().parents[1]
+    plugin = tmp_path / "bot.py"
+    plugin.write_text((root / "examples/plugins/first_legal_bot.py").read_text())
+    agent = tmp_path / "agent.py"
+    agent.write_text((root / "examples/agents/first_legal.py").read_text())
+    cases = (("first-legal", ["--plugin", str(plugin)], plugin, "return legal[0]", "return legal[n - 1]", "plugin"),
+             (f"py:{agent}:FirstLegal", [], agent, "legal_actions[0]", "legal_actions[-1]", "agent"))
+    for seat0, options, edited, old, new, kind in cases:
+        out = tmp_path / f"r-{kind}"
+
+        def run(games):
+            return subprocess.run(PLAYLAB + options + ["play", "moon", "--bots", f"{seat0},greedy,greedy",
+                                                       "--games", str(games), "--seed", "1", "--out", str(out)],
+                                  capture_output=True, text=True, cwd=root)
+
+        assert run(10).returncode == 0
+        assert run(20).returncode == 0  # the same code resumes
+        assert old in edited.read_text()
+        edited.write_text(edited.read_text().replace(old, new))
+        refused = run(30)
+        assert refused.returncode != 0
+        assert refused.stderr.strip().splitlines() == [
+            f"error: {out} holds results of a different study: the code it plays differs: "
+            f"{kind} {edited.resolve()} (edited?); use another --out directory"]
+        assert len(load_results(out)) == 20  # nothing computed is lost
