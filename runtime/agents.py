@@ -45,10 +45,15 @@ class AgentError(ValueError):
 _MODULES: dict[str, types.ModuleType] = {}
 
 
+def _is_file(target: str) -> bool:
+    """Whether agent module ``target`` names a ``.py`` file rather than an importable module."""
+    return target.endswith(".py") or os.sep in target
+
+
 def agent_source(target: str) -> str | None:
     """The file agent module ``target`` is read from (a ``.py`` path, or an importable
     module's origin; None when it has none)."""
-    if target.endswith(".py") or os.sep in target:
+    if _is_file(target):
         return str(Path(target).expanduser().resolve())
     spec = importlib.util.find_spec(target)
     return spec.origin if spec is not None and spec.has_location else None
@@ -61,7 +66,7 @@ def load_agent_class(target: str, name: str):
     if module is None:
         path = Path(target).expanduser()
         try:
-            if target.endswith(".py") or os.sep in target:
+            if _is_file(target):
                 if not path.is_file():
                     raise AgentError(f"agent {label}: no such file {target}")
                 key = str(path.resolve())
