@@ -174,9 +174,7 @@ def test_a_new_model_renames_the_engine_chain_that_runs_the_search(game):
     import bots.registry as R
     from runtime.kernels import chain_digest
 
-    from bots.registry import parse_bot
-
-    restricted = parse_bot(game, f"restricted:forbid=flip:base={NAME}").compiled_name
+    restricted = R.parse_bot(game, f"restricted:forbid=flip:base={NAME}").compiled_name
     bots = (NAME, "greedy", restricted)
     before = chain_digest(game, bots)
     keys = {b: R.bot_entry(game, b).key(game) for b in bots}

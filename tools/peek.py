@@ -27,7 +27,6 @@ from numba import njit
 
 import bots.generic.mcts as mcts
 from bots.learned_search import LINK
-from bots.registry import BotSpec, register_bot
 from simcore.games import sequence_stacks as stacks
 from simcore.games import shifting_stones as stones
 from simcore.kernel_helpers import set_has, set_with, set_without, shuffle_range
@@ -148,16 +147,8 @@ def _register(name, sampler, what, game=GAME, link=LINK, base="mcts-learned"):
     from bots.registry import bot_entry
 
     defaults = {p.name: p.default for p in bot_entry(game, base).spec.params}
-
-    def extra(module):
-        return {**mcts.extra_for(link)(module), "determinize": sampler}
-
-    spec = BotSpec(name, f"{base} that {what} (an experiment: it reads the real state)", mcts.params_for(link),
-                   memory=mcts.memory_for(link))
-    register_bot(spec, mcts.choose, games=(game,), helpers=mcts.HELPERS, requires=mcts.REQUIRES, extra=extra,
-                 jit_options=mcts.JIT_OPTIONS, sees="state", defaults={game: defaults},
-                 fingerprint=link.key)
-
+    mcts.register_search(name, link, f"{base} that {what} (an experiment: it reads the real state)",
+                         games=(game,), defaults={game: defaults}, sampler=sampler, sees="state")
 
 _register("peek-hands", see_hands, "sees the other hands")
 _register("peek-all", see_all, "sees the other hands, the draw order and every reshuffle")

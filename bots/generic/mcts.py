@@ -590,17 +590,20 @@ HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select
 JIT_OPTIONS = {"choose": {"_nrt": True}, **{f.__name__: {"_nrt": False} for f in HELPERS}}
 
 
-def register_search(name, link, description, games=ALL_GAMES, defaults=None):
+def register_search(name, link, description, games=ALL_GAMES, defaults=None, sampler=None, sees="view"):
     """Register this search as bot ``name`` over ``link``'s policy (rollouts, the prior's
     move, delegated decisions): the same code compiled once more with that policy's
     globals, with the same parameters (``defaults``: per-game defaults, as register_bot).
     Its compiled copy is keyed by the policy's key too (``RolloutPolicy.key``: e.g. a
-    model's digest, which no source of the search shows)."""
+    model's digest, which no source of the search shows).  ``sampler``: a compiled function
+    of ``determinize``'s signature that deals the search's worlds instead of the game's
+    (e.g. weighted by inference; tools/peek.py's read the real state, with ``sees="state"``)."""
     spec = BotSpec(name, description, params_for(link), memory=memory_for(link))
+    bind = extra_for(link)
+    extra = bind if sampler is None else (lambda game: {**bind(game), "determinize": sampler})
     return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
-                        extra=extra_for(link), jit_options=JIT_OPTIONS, defaults=defaults,
-                        fingerprint=link.key)
-
+                        extra=extra, jit_options=JIT_OPTIONS, defaults=defaults,
+                        fingerprint=link.key, sees=sees)
 
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS, fingerprint=POLICY_LINK.key)
