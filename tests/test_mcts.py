@@ -422,3 +422,23 @@ def test_the_log_table_holds_what_the_compiled_log_gives():
         return out
 
     assert np.array_equal(compiled_logs(LOG_TABLE), LOG_COUNTS)
+
+
+def test_an_opponent_model_of_its_own_policy_plays_as_the_search_without_one():
+    """A search registered with an opponent model (``RolloutPolicy.others``) plays the other
+    seats' rollouts and prior moves through that path; with greedy as its own model it must
+    play exactly as mcts does (a full tree, so opponents' nodes take the prior too)."""
+    import bots.registry as R
+    from bots.generic.rollout import RolloutPolicy
+
+    spec = "{}:iterations=120:tree_depth=0"
+    n = len(R._BOTS)
+    M.register_search("mcts-modelled", RolloutPolicy("greedy", others="greedy"), "test copy",
+                      games=("sequence-stacks",))
+    try:
+        rows = [Batch(RunConfig.build("sequence-stacks", 2, f"{spec.format(b)},greedy", {}, 7)).run(0, 12)
+                for b in ("mcts", "mcts-modelled")]
+    finally:
+        del R._BOTS[n:]
+        R._invalidate()
+    assert np.array_equal(rows[0], rows[1])

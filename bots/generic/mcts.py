@@ -126,7 +126,7 @@ import math
 import numpy as np
 from collections import namedtuple
 
-from bots.generic.rollout import Rollout, RolloutPolicy, rollout
+from bots.generic.rollout import Rollout, RolloutPolicy, policy_move, rollout
 from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot
 from simcore.layout import Field, Layout
 from simcore.rng import below
@@ -404,8 +404,12 @@ def expansion(work, cfg, params, rng, seat, p, m, tried, stamp):
     else one of the ``m - tried`` legal actions without one, at random."""
     legal = work.ro.legal
     if cfg.prior > 0:
-        g = POLICY(work.sample, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821 (bound)
-                   work.ro.streams, p, work.ro.ints, work.ro.floats)
+        if HAS_OTHERS and p != seat:  # noqa: F821 (bound): the opponent model's move
+            g = OTHERS(work.sample, legal, m, OTHERS_BOT_PARAMS, params,  # noqa: F821
+                       work.ro.streams, p, work.ro.ints, work.ro.floats)
+        else:
+            g = POLICY(work.sample, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821 (bound)
+                       work.ro.streams, p, work.ro.ints, work.ro.floats)
         if g >= 0 and work.mark[g] == stamp and work.seen[g] != stamp:
             return g, 1
     k = below(rng, seat, m - tried)
@@ -579,7 +583,7 @@ def extra_for(link):
 bind_extra = extra_for(POLICY_LINK)
 
 # callees first (bots.registry.register_bot)
-HELPERS = (rollout, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand, expansion, simulate,
+HELPERS = (policy_move, rollout, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand, expansion, simulate,
            backup, search, most_visited, vote, config)
 # like flatmc: reference counting on for ``choose`` and the game kernels it calls
 # (observe/determinize copies, the row reshapes).  Every helper, ``search`` and ``rollout``

@@ -23,6 +23,12 @@ Globals of a compiled copy (``RolloutPolicy.globals``)::
     POLICY_BOT_PARAMS   float64 [max players, MAX_BOT_PARAMS]: its default parameters
     POLICY_INTS         int64 slots of its scratch per seat (G)
     POLICY_FLOATS       float64 slots of its scratch per seat (GF)
+    OTHERS, HAS_OTHERS, OTHERS_LEGAL, OTHERS_BOT_PARAMS
+                        the policy the other seats play (``RolloutPolicy.others``: an
+                        opponent model; HAS_OTHERS False: every seat plays POLICY)
+    FINISH_TURN         cut off only where the seat to move changes (``finish_turn``)
+
+G and GF cover both policies: a seat's row is used by the one policy that plays that seat.
 """
 from __future__ import annotations
 
@@ -45,10 +51,11 @@ Rollout = namedtuple("Rollout", (
 
 
 def rollout(sim, params, rng, seat, use_policy, depth, work):
-    """Finish ``sim`` (the rollout policy for every seat when ``use_policy``, else random
-    play; every seat on a stream derived from ``rng[seat]``, which advances once) up to
-    ``depth`` decisions (0: to the end), then value it into ``work.value``: ``returns``
-    at the end, the game's ``evaluate`` at a cut-off."""
+    """Finish ``sim`` (the rollout policy for every seat when ``use_policy``, the opponent
+    model for seats other than ``seat`` when there is one, else random play; every seat on
+    a stream derived from ``rng[seat]``, which advances once) up to ``depth`` decisions (0:
+    to the end; FINISH_TURN: on to the next change of seat), then value it into
+    ``work.value``: ``returns`` at the end, the game's ``evaluate`` at a cut-off."""
     streams = work.streams
     legal = work.legal
     value = work.value
@@ -58,12 +65,15 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
         streams[s] = np.int64(mix64(base + np.uint64(s + 1) * GOLDEN))
     steps = 0
     if use_policy:
-        while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821 (bound per game)
+        last = -1
+        while not is_terminal(sim):  # noqa: F821 (bound per game)
             p = current_player(sim)  # noqa: F821
-            # listing the moves is a good part of a step's cost; a policy that finds its own skips it
-            m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
-            apply(sim, params, POLICY(sim, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821
-                                      streams, p, work.ints, work.floats))
+            # the cut-off: after ``depth`` decisions, or (FINISH_TURN) at the first change
+            # of seat after them, so that no seat is valued half-way through its turn
+            if depth != 0 and steps >= depth and not (FINISH_TURN and p == last):  # noqa: F821
+                break
+            apply(sim, params, policy_move(sim, params, legal, seat, p, streams, work.ints, work.floats))
+            last = p
             steps += 1
     elif depth == 0:
         while not is_terminal(sim):  # noqa: F821
@@ -82,12 +92,36 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
         evaluate(sim, params, players, value)  # noqa: F821
 
 
+def _entry(game: str, bot: str | None):
+    """Bot ``bot``'s catalogue entry in ``game`` (None: random, or a game without it)."""
+    if bot is None:
+        return None
+    from bots.registry import catalogue_entries
+
+    return next((e for e in catalogue_entries(game) if e.spec.name == bot), None)
+
+
+def policy_move(sim, params, legal, seat, p, streams, ints, floats):
+    """The rollout policy's move for ``p`` in ``sim`` when ``seat`` searches: the
+    opponent model's (``OTHERS``) for another seat when there is one, else ``POLICY``'s."""
+    if HAS_OTHERS and p != seat:  # noqa: F821 (bound per copy)
+        m = legal_actions(sim, params, legal) if OTHERS_LEGAL else 0  # noqa: F821
+        return OTHERS(sim, legal, m, OTHERS_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
+    # listing the moves is a good part of a step's cost; a policy that finds its own skips it
+    m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
+    return POLICY(sim, legal, m, POLICY_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
+
+
 @dataclass(frozen=True)
 class RolloutPolicy:
     """The bot a search bot's rollouts (and whatever else it consults the policy for)
     play, named at the search bot's registration: ``bot`` is one of the game's bots,
-    played with its default parameters; None plays random."""
+    played with its default parameters; None plays random.  ``others``, when given, is
+    the bot the *other* seats play (an opponent model: e.g. the searching seat's rollouts
+    by the learned network, its opponents' by greedy); None: every seat plays ``bot``."""
     bot: str | None
+    others: str | None = None
+    finish_turn: bool = False
 
     def spec(self, game: str):
         """The policy bot's spec in ``game`` (None: random, or a game without it)."""
@@ -96,11 +130,17 @@ class RolloutPolicy:
 
     def entry(self, game: str):
         """The policy bot's catalogue entry in ``game`` (None: random, or a game without it)."""
-        if self.bot is None:
-            return None
-        from bots.registry import catalogue_entries
+        return _entry(game, self.bot)
 
-        return next((e for e in catalogue_entries(game) if e.spec.name == self.bot), None)
+    def _others(self, game: str):
+        """The opponent model's entry in ``game`` (None: none, every seat plays ``bot``)."""
+        if self.others is None or self.entry(game) is None:
+            return None
+        e = _entry(game, self.others)
+        if e is None:
+            from bots.registry import BotError
+            raise BotError(f"rollout policy: {game} has no bot {self.others!r} to model the other seats")
+        return e
 
     def key(self, game: str) -> str:
         """What keys a compiled copy that calls this policy in ``game``: the policy bot's own
@@ -110,16 +150,20 @@ class RolloutPolicy:
         weights would run under the old copy.  Read when the copy is compiled, not at
         registration (the policy bot may register later)."""
         e = self.entry(game)
-        return "" if e is None else e.key(game)
+        o = self._others(game)
+        return (("" if e is None else e.key(game)) + ("" if o is None else f"|others:{o.key(game)}")
+                + ("|finish_turn" if self.finish_turn else ""))
 
     def memory(self, info) -> tuple[int, int]:
         """(G, GF): the policy's int64 / float64 scratch per seat, at the game's most
-        players (at least 1 each, so the scratch is never empty)."""
-        spec = self.spec(info.name)
-        if spec is None:
-            return 1, 1
-        ints, floats = spec.memory(info, info.max_players, tuple(p.default for p in spec.params))
-        return max(1, int(ints)), max(1, int(floats))
+        players (at least 1 each, so the scratch is never empty); with an opponent model,
+        the larger of the two (a seat's row serves the one policy that plays it)."""
+        ints, floats = 1, 1
+        for e in (self.entry(info.name), self._others(info.name)):
+            if e is not None:
+                i, f = e.spec.memory(info, info.max_players, tuple(p.default for p in e.spec.params))
+                ints, floats = max(ints, int(i)), max(floats, int(f))
+        return ints, floats
 
     def globals(self, game) -> dict:
         """The compiled copy's globals for ``game`` (module docstring)."""
@@ -130,10 +174,18 @@ class RolloutPolicy:
         spec = self.spec(info.name)
         table = np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64)
         ints, floats = self.memory(info)
-        common = {"POLICY_BOT_PARAMS": table, "POLICY_INTS": ints, "POLICY_FLOATS": floats}
+        common = {"POLICY_BOT_PARAMS": table, "POLICY_INTS": ints, "POLICY_FLOATS": floats,
+                  "OTHERS": no_policy, "HAS_OTHERS": False, "OTHERS_LEGAL": True,
+                  "OTHERS_BOT_PARAMS": np.zeros((info.max_players, MAX_BOT_PARAMS), np.float64),
+                  "FINISH_TURN": self.finish_turn}
         if spec is None:
             return {"POLICY": no_policy, "HAS_POLICY": False, "POLICY_LEGAL": True, **common}
         table[:, :len(spec.params)] = [p.default for p in spec.params]
+        o = self._others(info.name)
+        if o is not None:
+            common["OTHERS_BOT_PARAMS"][:, :len(o.spec.params)] = [p.default for p in o.spec.params]
+            common.update(OTHERS=bound_policy(info.name, self.others), HAS_OTHERS=True,
+                          OTHERS_LEGAL=o.legal)
         return {"POLICY": bound_policy(info.name, self.bot), "HAS_POLICY": True,
                 "POLICY_LEGAL": self.entry(info.name).legal, **common}
 

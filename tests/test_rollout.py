@@ -1,0 +1,126 @@
+"""The shared rollout (bots/generic/rollout.py): where it cuts off, and which policy plays
+which seat.  The rollout is run as plain Python here, its globals those a compiled copy
+gets (``RolloutPolicy.globals``), with recording policies in place of compiled bots: what
+is checked is the rollout's own logic, on real Shifting Stones deals."""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from bots.generic import rollout as R
+from bots.registry import MAX_BOT_PARAMS
+from runtime.runner import RunConfig
+from simcore.games import shifting_stones as game
+
+# what the policy path of the rollout calls
+GAME_FUNCTIONS = ("is_terminal", "current_player", "legal_actions", "apply", "evaluate", "returns")
+PLAYERS = 2
+
+
+def python_rollout(calls, finish_turn=False, others=False):
+    """``rollout`` with the globals of a copy whose policy (and, with ``others``, opponent
+    model) plays at random and appends (who played, the seat) to ``calls``."""
+    def policy_for(who):
+        def play(sim, legal, m, bot_params, params, streams, p, ints, floats):
+            calls.append((who, int(p)))
+            return game.random_action(sim, params, streams, p)
+        return play
+
+    table = np.zeros((PLAYERS, MAX_BOT_PARAMS))
+    g = dict(R.rollout.__globals__)
+    g.update({name: getattr(game, name) for name in GAME_FUNCTIONS})
+    g.update(POLICY=policy_for("policy"), HAS_POLICY=True, POLICY_LEGAL=False, POLICY_BOT_PARAMS=table,
+             OTHERS=policy_for("others"), HAS_OTHERS=others, OTHERS_LEGAL=False, OTHERS_BOT_PARAMS=table,
+             FINISH_TURN=finish_turn)
+    g["policy_move"] = types.FunctionType(R.policy_move.__code__, g)
+    # compiled, the stream seeds wrap to int64; from Python they come back as ints to wrap here
+    g["mix64"] = lambda x: (int(R.mix64(x)) + (1 << 63)) % (1 << 64) - (1 << 63)
+    return types.FunctionType(R.rollout.__code__, g)
+
+
+def deal(seed):
+    params = RunConfig.build("shifting-stones", PLAYERS, "greedy,greedy", {}, seed).params()
+    state = np.zeros(game.INFO.state_size(PLAYERS), np.int64)
+    game.init(state, params, PLAYERS, seed)
+    return state, params
+
+
+def work():
+    return R.Rollout(np.zeros(game.INFO.num_actions, np.int64), np.zeros(PLAYERS, np.int64),
+                     np.zeros((PLAYERS, 1), np.int64), np.zeros((PLAYERS, 1)), np.zeros(PLAYERS))
+
+
+def run(seed, depth, **kw):
+    """(the calls, the world after the rollout) of one rollout from a fresh deal."""
+    state, params = deal(seed)
+    calls = []
+    python_rollout(calls, **kw)(state, params, np.arange(PLAYERS, dtype=np.int64), 0, True, depth, work())
+    return calls, state
+
+
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+
+
+@pytest.mark.parametrize("depth", [1, 3, 7])
+def test_the_plain_cut_off_comes_after_exactly_depth_decisions(depth):
+    for seed in range(20):
+        calls, _ = run(seed, depth)
+        assert len(calls) == depth
+
+
+@pytest.mark.parametrize("depth", [1, 3, 7])
+def test_finish_turn_cuts_off_at_the_first_change_of_seat_after_depth_decisions(depth):
+    longer = 0
+    for seed in range(20):
+        calls, state = run(seed, depth, finish_turn=True)
+        assert len(calls) >= depth
+        if game.is_terminal(state):
+            continue
+        last = calls[-1][1]
+        # the seat to move is another one, and every decision past depth was the last mover's
+        assert int(game.current_player(state)) != last
+        assert all(p == last for _, p in calls[depth - 1:])
+        longer += len(calls) > depth
+    assert longer > 0  # random play does continue some turns past the cut-off
+
+
+def test_an_opponent_model_plays_every_other_seat_and_only_those():
+    seat = 0
+    for seed in range(10):
+        calls, _ = run(seed, 40, others=True)
+        assert {p for who, p in calls if who == "policy"} <= {seat}
+        assert {p for who, p in calls if who == "others"} <= set(range(PLAYERS)) - {seat}
+        assert {who for who, _ in calls} == {"policy", "others"}
+    calls, _ = run(0, 40)
+    assert {who for who, _ in calls} == {"policy"}
+
+
+def test_a_links_key_names_its_opponent_model_and_cut_off():
+    plain = R.RolloutPolicy("greedy")
+    keys = {plain.key("shifting-stones"), R.RolloutPolicy("greedy", others="learned").key("shifting-stones"),
+            R.RolloutPolicy("greedy", finish_turn=True).key("shifting-stones")}
+    assert len(keys) == 3
+    # the opponent model's scratch fits in a seat's row: the larger of the two bots'
+    from simcore.games import load_game
+    info = load_game("shifting-stones").INFO
+    both = R.RolloutPolicy("greedy", others="learned").memory(info)
+    assert both == tuple(max(a, b) for a, b in zip(R.RolloutPolicy("learned").memory(info), plain.memory(info)))
+
+
+def test_the_measuring_plugin_registers_its_designs():
+    """tools/opponent_model.py (README, *Expert play*) loads as a plugin and lists its bots,
+    with the expert's defaults where it copies the expert."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "playlab.cli", "--plugin", str(root / "tools" / "opponent_model.py"),
+                        "bots", "shifting-stones"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr
+    for name in ("model-greedy", "model-greedy-turns", "learned-turns", "greedy-turns"):
+        assert name in r.stdout
+    assert "model-greedy" not in subprocess.run([sys.executable, "-m", "playlab.cli", "bots", "shifting-stones"],
+                                                capture_output=True, text=True, cwd=root).stdout
