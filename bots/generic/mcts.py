@@ -81,7 +81,8 @@ policy the prior and delegated decisions consult) is passed in at registration:
 ``POLICY_LINK``, the game's ``greedy`` bot.  ``register_search(name, link, …)`` registers the
 same search again over another policy, as its own compiled copy with the same parameters
 (``mcts-learned``, bots/learned_search.py, over the learned network; a plugin may do the
-same with a policy of its own).
+same with a policy of its own, and with an opponent model, ``RolloutPolicy.others``, that
+plays the other seats' rollouts and gives their prior moves: ``ask_policy``).
 
 The tree (``N`` = iterations + 1 nodes, ``P`` = players); node ``ROOT_INDEX`` is the root,
 children are a linked list (``CHILD`` the newest, ``SIBLING`` the next older).  Its int
@@ -126,7 +127,7 @@ import math
 import numpy as np
 from collections import namedtuple
 
-from bots.generic.rollout import Rollout, RolloutPolicy, policy_move, rollout
+from bots.generic.rollout import Rollout, RolloutPolicy, ask_policy, policy_move, rollout
 from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot
 from simcore.layout import Field, Layout
 from simcore.rng import below
@@ -404,12 +405,8 @@ def expansion(work, cfg, params, rng, seat, p, m, tried, stamp):
     else one of the ``m - tried`` legal actions without one, at random."""
     legal = work.ro.legal
     if cfg.prior > 0:
-        if HAS_OTHERS and p != seat:  # noqa: F821 (bound): the opponent model's move
-            g = OTHERS(work.sample, legal, m, OTHERS_BOT_PARAMS, params,  # noqa: F821
-                       work.ro.streams, p, work.ro.ints, work.ro.floats)
-        else:
-            g = POLICY(work.sample, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821 (bound)
-                       work.ro.streams, p, work.ro.ints, work.ro.floats)
+        # the move of the policy playing p (the opponent model's for another seat)
+        g = ask_policy(work.sample, legal, m, params, seat, p, work.ro.streams, work.ro.ints, work.ro.floats)
         if g >= 0 and work.mark[g] == stamp and work.seen[g] != stamp:
             return g, 1
     k = below(rng, seat, m - tried)
@@ -583,8 +580,8 @@ def extra_for(link):
 bind_extra = extra_for(POLICY_LINK)
 
 # callees first (bots.registry.register_bot)
-HELPERS = (policy_move, rollout, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand, expansion, simulate,
-           backup, search, most_visited, vote, config)
+HELPERS = (ask_policy, policy_move, rollout, int_row, float_row, reset, add_child, log_count, ucb, select,
+           may_expand, expansion, simulate, backup, search, most_visited, vote, config)
 # like flatmc: reference counting on for ``choose`` and the game kernels it calls
 # (observe/determinize copies, the row reshapes).  Every helper, ``search`` and ``rollout``
 # included, only reads and writes views ``choose`` holds and allocates nothing: without it a

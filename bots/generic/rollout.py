@@ -64,7 +64,17 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
     for s in range(streams.shape[0]):
         streams[s] = np.int64(mix64(base + np.uint64(s + 1) * GOLDEN))
     steps = 0
-    if use_policy:
+    if use_policy and not (HAS_OTHERS or FINISH_TURN):  # noqa: F821 (bound per copy)
+        # the plain loop (mcts, flatmc): this one's shape is what Moon's search was timed with
+        # (through policy_move and the cut-off test below, Moon's games ran about 10% slower)
+        while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821
+            p = current_player(sim)  # noqa: F821
+            # listing the moves is a good part of a step's cost; a policy that finds its own skips it
+            m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
+            apply(sim, params, POLICY(sim, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821
+                                      streams, p, work.ints, work.floats))
+            steps += 1
+    elif use_policy:
         last = -1
         while not is_terminal(sim):  # noqa: F821 (bound per game)
             p = current_player(sim)  # noqa: F821
@@ -102,13 +112,20 @@ def _entry(game: str, bot: str | None):
 
 
 def policy_move(sim, params, legal, seat, p, streams, ints, floats):
-    """The rollout policy's move for ``p`` in ``sim`` when ``seat`` searches: the
-    opponent model's (``OTHERS``) for another seat when there is one, else ``POLICY``'s."""
-    if HAS_OTHERS and p != seat:  # noqa: F821 (bound per copy)
-        m = legal_actions(sim, params, legal) if OTHERS_LEGAL else 0  # noqa: F821
-        return OTHERS(sim, legal, m, OTHERS_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
+    """The rollout policy's move for ``p`` in ``sim`` when ``seat`` searches (``ask_policy``),
+    the legal actions listed first for a policy that is handed them."""
     # listing the moves is a good part of a step's cost; a policy that finds its own skips it
-    m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
+    listed = OTHERS_LEGAL if HAS_OTHERS and p != seat else POLICY_LEGAL  # noqa: F821 (bound per copy)
+    m = legal_actions(sim, params, legal) if listed else 0  # noqa: F821
+    return ask_policy(sim, legal, m, params, seat, p, streams, ints, floats)
+
+
+def ask_policy(sim, legal, m, params, seat, p, streams, ints, floats):
+    """The move of the policy that plays ``p`` when ``seat`` searches, given the ``m``
+    legal actions in ``legal``: the opponent model's (``OTHERS``) for another seat when
+    there is one, else ``POLICY``'s."""
+    if HAS_OTHERS and p != seat:  # noqa: F821 (bound per copy)
+        return OTHERS(sim, legal, m, OTHERS_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
     return POLICY(sim, legal, m, POLICY_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
 
 
