@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 from numba import prange
 
-from bots.generic.rollout import Rollout, RolloutPolicy, ask_policy, policy_move, rollout
+from bots.generic.rollout import ROLLOUT_FUNCTIONS, Rollout, RolloutPolicy, rollout
 from bots.learned import greedy_globals, pick, score_legal
 from simcore.engine import start_game
 from simcore.rng import stream_key
@@ -165,7 +165,7 @@ def q_values(params, players, seed, first, views, seats, rollouts, depth, state_
 
 
 # the engine's own game start (deal and bot streams) first: callees before their callers
-TEMPLATES = (start_game, ask_policy, policy_move, rollout, replay_examples, learner_game, learner_batch, q_values)
+TEMPLATES = (start_game, *ROLLOUT_FUNCTIONS, replay_examples, learner_game, learner_batch, q_values)
 JIT_OPTIONS = {"learner_batch": {"parallel": True}, "q_values": {"parallel": True}}
 
 
@@ -185,8 +185,7 @@ def kernels(game_name: str, base: tuple = ()):
              **Q_POLICY.globals(module)}
     # the key: the sources, the base and the rollout policy's key, hashed whole (a name cut
     # to its first 16 characters kept only the sources', and every base ran the first's copy)
-    key = (source_digest((replay_examples, q_values, ask_policy, policy_move, rollout, learner_game,
-                          score_legal.py_func))
+    key = (source_digest((replay_examples, q_values, *ROLLOUT_FUNCTIONS, learner_game, score_legal.py_func))
            + repr(sorted(base)) + Q_POLICY.key(game_name))
     qualifier = "train_" + hashlib.sha256(key.encode()).hexdigest()[:16]
     return bind_functions(TEMPLATES, module, extra=extra, qualifier=qualifier, jit_options=JIT_OPTIONS)

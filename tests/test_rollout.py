@@ -34,11 +34,11 @@ def python_rollout(calls, finish_turn=False, others=False):
     g.update(POLICY=policy_for("policy"), HAS_POLICY=True, POLICY_LEGAL=False, POLICY_BOT_PARAMS=table,
              OTHERS=policy_for("others"), HAS_OTHERS=others, OTHERS_LEGAL=False, OTHERS_BOT_PARAMS=table,
              FINISH_TURN=finish_turn)
-    g["ask_policy"] = types.FunctionType(R.ask_policy.__code__, g)
-    g["policy_move"] = types.FunctionType(R.policy_move.__code__, g)
+    for f in R.ROLLOUT_FUNCTIONS:  # the rollout and its helpers, reading these globals
+        g[f.__name__] = types.FunctionType(f.__code__, g)
     # compiled, the stream seeds wrap to int64; from Python they come back as ints to wrap here
     g["mix64"] = lambda x: (int(R.mix64(x)) + (1 << 63)) % (1 << 64) - (1 << 63)
-    return types.FunctionType(R.rollout.__code__, g)
+    return g["rollout"]
 
 
 def deal(seed):

@@ -20,7 +20,7 @@ streams | the rollout policy's scratch]`` = 2 state sizes + the action count + 2
 """
 import numpy as np
 
-from bots.generic.rollout import RANDOM_ROLLOUT, Rollout, ask_policy, policy_move, rollout
+from bots.generic.rollout import RANDOM_ROLLOUT, ROLLOUT_FUNCTIONS, Rollout, rollout
 from bots.registry import BotParam, BotSpec, register_bot
 
 P_PLAYOUTS = 0
@@ -97,5 +97,5 @@ def bind_extra(game):
 JIT_OPTIONS = {"choose": {"_nrt": True}}
 
 
-register_bot(SPEC, choose, helpers=(ask_policy, policy_move, rollout), requires=REQUIRES, extra=bind_extra,
+register_bot(SPEC, choose, helpers=ROLLOUT_FUNCTIONS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS)

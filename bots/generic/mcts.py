@@ -127,7 +127,7 @@ import math
 import numpy as np
 from collections import namedtuple
 
-from bots.generic.rollout import Rollout, RolloutPolicy, ask_policy, policy_move, rollout
+from bots.generic.rollout import ROLLOUT_FUNCTIONS, Rollout, RolloutPolicy, ask_policy, rollout
 from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot
 from simcore.layout import Field, Layout
 from simcore.rng import below
@@ -580,8 +580,8 @@ def extra_for(link):
 bind_extra = extra_for(POLICY_LINK)
 
 # callees first (bots.registry.register_bot)
-HELPERS = (ask_policy, policy_move, rollout, int_row, float_row, reset, add_child, log_count, ucb, select,
-           may_expand, expansion, simulate, backup, search, most_visited, vote, config)
+HELPERS = (*ROLLOUT_FUNCTIONS, int_row, float_row, reset, add_child, log_count, ucb, select, may_expand,
+           expansion, simulate, backup, search, most_visited, vote, config)
 # like flatmc: reference counting on for ``choose`` and the game kernels it calls
 # (observe/determinize copies, the row reshapes).  Every helper, ``search`` and ``rollout``
 # included, only reads and writes views ``choose`` holds and allocates nothing: without it a
@@ -605,6 +605,7 @@ def register_search(name, link, description, games=ALL_GAMES, defaults=None, sam
     return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
                         extra=extra, jit_options=JIT_OPTIONS, defaults=defaults,
                         fingerprint=link.key, sees=sees)
+
 
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,
              jit_options=JIT_OPTIONS, fingerprint=POLICY_LINK.key)

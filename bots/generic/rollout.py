@@ -129,6 +129,12 @@ def ask_policy(sim, legal, m, params, seat, p, streams, ints, floats):
     return POLICY(sim, legal, m, POLICY_BOT_PARAMS, params, streams, p, ints, floats)  # noqa: F821
 
 
+# what a compiled copy that calls ``rollout`` binds with it, callees first (mcts, flatmc and
+# the training kernels list this, never the functions one by one: a helper missing from one
+# list fails only when that copy compiles afresh)
+ROLLOUT_FUNCTIONS = (ask_policy, policy_move, rollout)
+
+
 @dataclass(frozen=True)
 class RolloutPolicy:
     """The bot a search bot's rollouts (and whatever else it consults the policy for)
