@@ -109,14 +109,13 @@ def bound_of_state(state: np.ndarray, params: np.ndarray, searcher: Searcher, bu
     return searcher.run(params, univ, int(params[S.OPT_HAND_SIZE]), int(state[S.GRID]), H, P, X, sl, budget, mode)
 
 
-def wilson(k: int, n: int, z: float = 1.959963984540054):
+def wilson(k: int, n: int):
+    """The rate ``k / n`` and its 95% Wilson interval (experiments.stats, statsmodels')."""
+    from experiments.stats import wilson_interval
+
     if n == 0:
         return 0.0, 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return p, max(0.0, c - h), min(1.0, c + h)
+    return (k / n, *wilson_interval(k, n))
 
 
 def main(argv=None) -> int:
