@@ -36,11 +36,8 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
     """(table, pairs, shown): per kind of the asked bot's move, the seat's decisions and how
     many its bot played differently (a frame with 95% Wilson intervals); Counter of (asked
     kind, played kind) over the disagreements; the first ``show`` of them in words."""
-    from bots.registry import allocate_memory
     from experiments.stats import wilson_intervals
-    from runtime.runner import RunConfig, choose
-    from simcore.games import load_game
-    from simcore.rng import CHANCE_STREAM, bot_stream, stream_key
+    from runtime.runner import Batch, RunConfig, choose
 
     specs = [b.strip() for b in bots.split(",")]
     # as playlab play: one seat per spec unless told, a single spec then serving every seat
@@ -50,20 +47,21 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
         raise ValueError(f"--seat must be in 0..{n - 1}")
     specs = specs if len(specs) == n else specs * n
     # the asked bot in the seat, the run's bots elsewhere
-    asked = RunConfig.build(game, n, ",".join(ask if s == seat else specs[s] for s in range(n)), {}, seed)
-    module = load_game(game)
-    params = config.params()
-    imem, fmem = allocate_memory(config.bots, module.INFO, n)
-    aimem, afmem = allocate_memory(asked.bots, module.INFO, n)
+    asked = Batch(RunConfig.build(game, n, ",".join(ask if s == seat else specs[s] for s in range(n)), {}, seed))
+    batch = Batch(config)
+    module = config.module
+    params = batch.params
     total, differ, pairs, shown = Counter(), Counter(), Counter(), []
     for i in range(games):
-        state = np.zeros(module.INFO.state_size(n), np.int64)
-        module.init(state, params, n, stream_key(seed, i, CHANCE_STREAM))  # the engine's deal of game i
-        rng = np.array([stream_key(seed, i, bot_stream(s)) for s in range(n)], np.int64)
+        state = np.zeros(batch.state_size, np.int64)
+        rng = np.zeros(n, np.int64)
+        imem, fmem = batch.memory()
+        aimem, afmem = asked.memory()
+        batch.kernels.start_game(state, params, n, seed, i, rng)  # the engine's deal and streams of game i
         while not module.is_terminal(state):
             p = int(module.current_player(state))
             if p == seat:
-                other = choose(game, asked.bots, state, params, rng.copy(), p, aimem, afmem)
+                other = choose(game, asked.config.bots, state, params, rng.copy(), p, aimem, afmem)
             a = choose(game, config.bots, state, params, rng, p, imem, fmem)
             if p == seat:
                 played, wanted = module.action_name(a), module.action_name(other)
