@@ -36,7 +36,7 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
     """(table, pairs, shown): per kind of the asked bot's move, the seat's decisions and how
     many its bot played differently (a frame with 95% Wilson intervals); Counter of (asked
     kind, played kind) over the disagreements; the first ``show`` of them in words."""
-    from experiments.stats import wilson_intervals
+    from experiments import tables
     from runtime.runner import Batch, RunConfig, choose
 
     specs = [b.strip() for b in bots.split(",")]
@@ -75,9 +75,7 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
     kinds = sorted(total, key=lambda k: -total[k])
     table = pd.DataFrame({"kind": kinds, "decisions": [total[k] for k in kinds],
                           "differ": [differ[k] for k in kinds]})
-    lo, hi = wilson_intervals(table["differ"].to_numpy(), table["decisions"].to_numpy())
-    table["rate"] = table["differ"] / table["decisions"]
-    table["ci_low"], table["ci_high"] = lo, hi
+    table["rate"], table["ci_low"], table["ci_high"] = tables.wilson(table["differ"], table["decisions"])
     return table, pairs, shown
 
 

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bots.shifting_stones import endgame as E  # noqa: E402
+from experiments import tables  # noqa: E402
 from simcore.games import shifting_stones as S  # noqa: E402
 from simcore.kernel_helpers import HALF  # noqa: E402
 from simcore.rng import CHANCE_STREAM, stream_key  # noqa: E402
@@ -109,15 +110,6 @@ def bound_of_state(state: np.ndarray, params: np.ndarray, searcher: Searcher, bu
     return searcher.run(params, univ, int(params[S.OPT_HAND_SIZE]), int(state[S.GRID]), H, P, X, sl, budget, mode)
 
 
-def wilson(k: int, n: int):
-    """The rate ``k / n`` and its 95% Wilson interval (experiments.stats, statsmodels')."""
-    from experiments.stats import wilson_interval
-
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    return (k / n, *wilson_interval(k, n))
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bots", default="planner")
@@ -166,8 +158,9 @@ def main(argv=None) -> int:
         print(json.dumps(info), file=sys.stderr, flush=True)
     search_seconds = time.time() - t1 - play_seconds
     n = args.games
-    p, lo, hi = wilson(bot_wins, n)
-    bp, blo, bhi = wilson(bound_wins, n)
+    # rates with their 95% Wilson intervals (statsmodels', through experiments.tables)
+    p, lo, hi = map(float, tables.wilson(bot_wins, n))
+    bp, blo, bhi = map(float, tables.wilson(bound_wins, n))
     out = {"bots": args.bots, "games": n, "seed": args.seed, "cards": args.cards,
            "bot_wins": bot_wins, "bot_rate": p, "bot_ci": [lo, hi],
            "bound_wins": bound_wins, "bound_rate": bp, "bound_ci": [blo, bhi],
