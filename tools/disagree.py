@@ -37,7 +37,7 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
     many its bot played differently (a frame with 95% Wilson intervals); Counter of (asked
     kind, played kind) over the disagreements; the first ``show`` of them in words."""
     from experiments import tables
-    from runtime.runner import Batch, RunConfig, choose
+    from runtime.runner import Batch, RunConfig
 
     specs = [b.strip() for b in bots.split(",")]
     # as playlab play: one seat per spec unless told, a single spec then serving every seat
@@ -61,8 +61,8 @@ def disagreements(game: str, bots: str, ask: str, seat: int = 0, games: int = 10
         while not module.is_terminal(state):
             p = int(module.current_player(state))
             if p == seat:
-                other = choose(game, asked.config.bots, state, params, rng.copy(), p, aimem, afmem)
-            a = choose(game, config.bots, state, params, rng, p, imem, fmem)
+                other = asked.bot_action(state, p, rng.copy(), aimem, afmem)
+            a = batch.bot_action(state, p, rng, imem, fmem)
             if p == seat:
                 played, wanted = module.action_name(a), module.action_name(other)
                 total[kind(wanted)] += 1
