@@ -78,3 +78,29 @@ def test_a_lost_scheduler_is_one_error_line_and_the_run_resumes_locally(tmp_path
     resumed, local = (load_results(d).sort_values("index", kind="stable").reset_index(drop=True) for d in (out, ref))
     assert list(resumed["index"]) == list(range(GAMES))
     pd.testing.assert_frame_equal(resumed, local)
+
+
+def test_tornado_reports_of_a_closed_scheduler_connection_are_dropped_and_other_errors_kept():
+    """The study reports a lost scheduler itself; tornado's log of the ``as_completed``
+    tracking task that fails with it (a traceback, seen when the loss lands during a gather)
+    is dropped. Any other error tornado logs still reaches stderr."""
+    import logging
+
+    from distributed.comm.core import CommClosedError
+
+    from experiments.cluster import _quiet_lost_scheduler_logs
+
+    _quiet_lost_scheduler_logs()
+    _quiet_lost_scheduler_logs()  # twice: one filter, not two
+    log = logging.getLogger("tornado.application")
+    assert len(log.filters) == 1
+
+    def record(exc):
+        try:
+            raise exc
+        except BaseException:
+            return log.makeRecord(log.name, logging.ERROR, __file__, 1, "Exception in callback", (), sys.exc_info())
+
+    assert not log.filter(record(CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")))
+    assert log.filter(record(ValueError("a real bug")))
+    assert log.filter(log.makeRecord(log.name, logging.ERROR, __file__, 1, "no exception", (), None))
