@@ -13,11 +13,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.stats as sps
 
 from experiments import stats, tables
-
-Z95 = 1.959963984540054  # the normal 97.5% point, for the delta-method ratio intervals
-
 
 def mean_ci(x) -> tuple[float, float, float]:
     """Mean with its 95% t interval over the values (nan ones dropped), as
@@ -41,7 +39,10 @@ def ratio_ci(num, den) -> tuple[float, float, float]:
         return (r, np.nan, np.nan)
     resid = num - r * den
     se = math.sqrt(len(num) / (len(num) - 1) * float((resid ** 2).sum())) / total
-    return (r, r - Z95 * se, r + Z95 * se)
+    if se == 0:
+        return (r, r, r)
+    lo, hi = sps.norm.interval(0.95, loc=r, scale=se)
+    return (r, float(lo), float(hi))
 
 
 def wilson(k, n) -> tuple[float, float, float]:
@@ -51,14 +52,15 @@ def wilson(k, n) -> tuple[float, float, float]:
 
 
 def diff_ci(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float, float]:
-    """Difference of two independent proportions k/n (Newcombe's hybrid score interval
-    from the two Wilson intervals)."""
-    pa, la, ha = wilson(*a)
-    pb, lb, hb = wilson(*b)
-    d = pa - pb
-    lo = d - math.sqrt((pa - la) ** 2 + (hb - pb) ** 2)
-    hi = d + math.sqrt((ha - pa) ** 2 + (pb - lb) ** 2)
-    return (d, lo, hi)
+    """Difference of two independent proportions k/n with Newcombe's hybrid score interval
+    (from the two Wilson intervals; statsmodels' ``confint_proportions_2indep``)."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    (ka, na), (kb, nb) = a, b
+    if na <= 0 or nb <= 0:
+        return (np.nan, np.nan, np.nan)
+    lo, hi = confint_proportions_2indep(ka, na, kb, nb, method="newcomb", compare="diff")
+    return (ka / na - kb / nb, float(lo), float(hi))
 
 
 def ci_text(v: tuple[float, float, float], pct: bool = True, digits: int | None = None) -> str:
@@ -430,36 +432,33 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
 
     deck = load_deck()
     points = np.array([c.points for c in sorted(deck, key=lambda c: c.id)], np.int64)
-    # per player count: games, and per card: games scored, sum of rounds, sum of round^2
-    acc: dict[int, dict[str, np.ndarray]] = {}
+    # per player count: games, per card the games it was scored in and the moments of the
+    # round it was scored in, per value class the moments of its per-game scored share
+    acc: dict[int, dict[str, Any]] = {}
     for _run, n, trunc, cols, t in read_wide(study, "card_"):
         m = t[[f"card_{c + 1}_scored" for c in range(72)]].to_numpy(np.int64)[~trunc]
-        a = acc.setdefault(n, {"games": np.zeros(1), "scored": np.zeros(72), "round": np.zeros(72),
-                               "round2": np.zeros(72)})
+        a = acc.setdefault(n, {"games": 0, "scored": np.zeros(72, np.int64),
+                               "round": [stats.Moments() for _ in range(72)],
+                               "class": {v: stats.Moments() for v in VALUES}})
         scored = m >= 0
-        rnd = np.where(scored, m // 8, 0).astype(np.float64)
         a["games"] += len(m)
         a["scored"] += scored.sum(axis=0)
-        a["round"] += rnd.sum(axis=0)
-        a["round2"] += (rnd ** 2).sum(axis=0)
+        for c in range(72):
+            a["round"][c].add(m[scored[:, c], c] // 8)
         # per game, the share of each value class scored: the class interval is over games
         # (the cards of one game are not independent trials)
         for v in VALUES:
-            share = scored[:, points == v].mean(axis=1)
-            a.setdefault(f"class{v}", np.zeros(2))
-            a[f"class{v}"] += (share.sum(), (share ** 2).sum())
+            a["class"][v].add(scored[:, points == v].mean(axis=1))
     rows = []
     for n, a in sorted(acc.items()):
-        g = int(a["games"][0])
+        g = a["games"]
         for c in range(72):
             k = int(a["scored"][c])
             r = wilson(k, g)
-            mr = a["round"][c] / k if k else np.nan
-            sd = math.sqrt(max(a["round2"][c] / k - mr ** 2, 0.0)) if k > 1 else np.nan
-            h = Z95 * sd / math.sqrt(k) if k > 1 else np.nan
+            mr, r_lo, r_hi = tables.mean_interval(a["round"][c])
             rows.append({"players": n, "card": c + 1, "points": int(points[c]), "games": g, "scored": k,
                          "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2], "mean_round": mr,
-                         "round_low": mr - h, "round_high": mr + h,
+                         "round_low": r_lo, "round_high": r_hi,
                          "expected_points": points[c] * r[0], "ep_low": points[c] * r[1],
                          "ep_high": points[c] * r[2]})
     cards = pd.DataFrame(rows)
@@ -470,10 +469,7 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
         for (n, v), part in cards.groupby(["players", "points"]):
             g = int(part["games"].iloc[0])
             k = int(part["scored"].sum())
-            s1, s2 = acc[n][f"class{v}"]
-            mean = s1 / g
-            h = Z95 * math.sqrt(max(s2 / g - mean ** 2, 0.0) / max(g - 1, 1)) if g > 1 else np.nan
-            r = (mean, mean - h, mean + h)
+            r = tables.mean_interval(acc[n]["class"][v])
             cls.append({"players": n, "points": v, "cards_in_deck": len(part),
                         "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2],
                         "expected_points_per_card": v * r[0],

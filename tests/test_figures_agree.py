@@ -265,3 +265,37 @@ def test_every_table_of_a_sweep_has_one_labelled_row_set_per_setting(capsys, tmp
     # every action card is listed under every setting, played or not
     actions = t["actions"]
     assert len(actions) == 2 * len(B.STACKS_ACTIONS)
+
+
+def test_stones_card_rounds_and_value_classes_are_the_library_intervals_of_the_stored_games(capsys, tmp_path):
+    """The cards table's mean round a card is scored in, and the classes table's share of each
+    value class scored per game, are read chunk by chunk; their intervals equal scipy's t
+    interval over the same values taken from the whole frame at once."""
+    import scipy.stats as sps
+
+    out_dir = tmp_path / "stones"
+    cli(capsys, "play", "shifting-stones", "--bots", "greedy", "--players", "3", "--games", "400", "--chunk", "150",
+        "--seed", "4", "--out", out_dir, "--no-progress")
+    st = study(out_dir, "play")
+    t = B.stones_tables(st)
+    frame = open_results(out_dir, warn=False).frame()
+    frame = frame[~frame["truncated"].astype(bool)]
+    m = frame[[f"card_{c + 1}_scored" for c in range(72)]].to_numpy(np.int64)
+    cards = t["cards"].set_index("card")
+    checked = 0
+    for c in range(72):
+        rounds = m[m[:, c] >= 0, c] // 8
+        row = cards.loc[c + 1]
+        if len(rounds) < 2 or rounds.std() == 0:
+            continue
+        lo, hi = sps.t.interval(0.95, len(rounds) - 1, loc=rounds.mean(), scale=sps.sem(rounds))
+        assert (row["mean_round"], row["round_low"], row["round_high"]) == pytest.approx((rounds.mean(), lo, hi),
+                                                                                        abs=ATOL)
+        checked += 1
+    assert checked > 60
+    points = np.array([int(cards.loc[c + 1, "points"]) for c in range(72)])
+    for _, row in t["classes"].iterrows():
+        share = (m[:, points == row["points"]] >= 0).mean(axis=1)
+        lo, hi = sps.t.interval(0.95, len(share) - 1, loc=share.mean(), scale=sps.sem(share))
+        assert (row["scored_rate"], row["ci_low"], row["ci_high"]) == pytest.approx((share.mean(), lo, hi), abs=ATOL)
+    assert len(t["classes"]) == 4
