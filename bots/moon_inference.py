@@ -35,7 +35,8 @@ from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCAR
                                 NOT_SAID, OPT_TRUMP_BEFORE_WIDOW, PASS, PHASE, PHASE_BID, PHASE_DISCARD,
                                 PHASE_TRUMP, PLAY_BASE, PLAY_LOG, PLAYED, PLAYERS, SAID, SPOKEN,
                                 TABLE, TRICK_NO, TRICKS, TRICKS_PER_HAND, TRUMP, TRUMP_BASE, VOID, WIDOW,
-                                WIDOW_TAKEN, _start_play, apply, determinize)
+                                WIDOW_TAKEN, apply, determinize)
+from simcore.games.moon.rules import _start_play
 from simcore.protocol import HIDDEN
 from simcore.rng import lowest_bit_index, uniform
 

@@ -93,6 +93,7 @@ import hashlib
 import inspect
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -208,11 +209,17 @@ OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate}
 
 
 def game_tag(game: types.ModuleType) -> str:
-    """The game's name plus a hash of its module's source.  Numba's on-disk cache checks
+    """The game's name plus a hash of its module's source (of every module, for a package).  Numba's on-disk cache checks
     only the timestamp of the file defining a function, and a bound copy is defined in the
     template's file: the hash makes an edited game module (also one outside playlab's own
     packages, whose sources key the cache directory) compile afresh."""
-    h = hashlib.sha256(inspect.getsource(game).encode())
+    h = hashlib.sha256()
+    # a game that is a package (its parts in modules of their own): every module of it
+    paths = sorted(Path(game.__file__).parent.rglob("*.py")) if hasattr(game, "__path__") else ()
+    for path in paths:
+        h.update(path.read_bytes())
+    if not paths:
+        h.update(inspect.getsource(game).encode())
     # a plugin game: also every source its plugin loaded (runtime.plugins)
     h.update(getattr(game, "__playlab_digest__", "").encode())
     return f"{game.INFO.name.replace('-', '_')}_{h.hexdigest()[:10]}"

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simcore.games import moon as m
+from simcore.games.moon.words import _tiles_high_first
 from simcore.rng import stream_key
 from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace, parse_event
@@ -357,7 +358,7 @@ def test_render_bidding_and_the_end():
     assert f"seat {first} bid 4, seat {(first + 1) % 3} -" in text
     assert f"Phase: bid. seat {(first + 1) % 3} to bid or pass." in text
     assert "Widow: hidden, face down" in text
-    hand = m._tiles_high_first(int(s[m.HAND + first]))
+    hand = _tiles_high_first(int(s[m.HAND + first]))
     assert hand.split()[0] >= hand.split()[-1]
     assert f"Your hand (seat {first}): {hand}" in text
     s[m.PHASE] = m.PHASE_OVER

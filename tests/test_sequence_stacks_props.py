@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st_
 
 import simcore.games.sequence_stacks as G
+from simcore.games.sequence_stacks.rules import _count_in_turn, _count_top
 import runtime.runner as R
 from simcore.replay import ReplayError, replay
 from simcore.rng import below, stream_key
@@ -150,7 +151,7 @@ def test_random_run_leaves_the_state_stepping_leaves(players, seed, variant, sta
     n = 0
     while not G.is_terminal(st):
         for s in range(players if st[G.WINDOW] < 0 else 0):  # (a window's full pile counts twice)
-            assert G._count_top(st, p, s, G.discard_top(st, s)) == G._count_in_turn(st, p, s, 0)
+            assert _count_top(st, p, s, G.discard_top(st, s)) == _count_in_turn(st, p, s, 0)
         G.apply(st, p, G.random_action(st, p, rng, G.current_player(st)))
         n += 1
     assert n_fast == n
