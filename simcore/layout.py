@@ -1,15 +1,15 @@
 """State layouts and result columns, each declared once per game.
 
 A game lists its state fields in order (name, length, meaning); the ``Layout`` yields the
-slot constants the kernels use, the state size, and the table drawn in the game's module
-header (a test holds the header to the declaration).  A game lists its own result columns
+slot constants the kernels use, the state size, and the table drawn in the game's docstring
+(a built-in game's package docstring; a test holds the drawing to the declaration).  A game lists its own result columns
 the same way (``Column``: name, meaning, and the state field it is copied from, if any);
 ``Columns`` yields the column names for a player count, their descriptions for
 ``playlab games GAME``, and the copy plan that ``copy_columns`` follows inside
 ``summarize``, so no slot number or column position is written twice by hand.
 
 Numba reads module globals as compile-time constants, so ``Layout.export(globals())``
-makes ``HAND``, ``SCORE`` … ordinary integer constants of the game module.
+makes ``HAND``, ``SCORE`` … ordinary integer constants of the module that declares them.
 
 A layout that declares an observation vector (``OBS_LAYOUT`` or ``OBS`` of a game module,
 ``observation_layout``) also gives the range of every entry: each ``Field`` has ``low`` and
