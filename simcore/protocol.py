@@ -209,10 +209,11 @@ OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate}
 
 
 def game_tag(game: types.ModuleType) -> str:
-    """The game's name plus a hash of its module's source (of every module, for a package).  Numba's on-disk cache checks
-    only the timestamp of the file defining a function, and a bound copy is defined in the
-    template's file: the hash makes an edited game module (also one outside playlab's own
-    packages, whose sources key the cache directory) compile afresh."""
+    """The game's name plus a hash of its module's source (of every module of a game that is a
+    package).  Numba's on-disk cache checks only the timestamp of the file defining a
+    function, and a bound copy is defined in the template's file: the hash makes an edited
+    game module (also one outside playlab's own packages, whose sources key the cache
+    directory) compile afresh."""
     h = hashlib.sha256()
     # a game that is a package (its parts in modules of their own): every module of it
     paths = sorted(Path(game.__file__).parent.rglob("*.py")) if hasattr(game, "__path__") else ()
