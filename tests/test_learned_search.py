@@ -94,8 +94,9 @@ def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
     expert's search) registers its bots only under --plugin, and the conformance battery
     a user runs finds that they read what their seat cannot know."""
     assert "peek-hands" not in [b.name for b in bots_for("shifting-stones")]
+    # the bots' checks at one player count (the game's own are the conformance suite's)
     r = run_python("-m", "playlab.cli", "--plugin", str(ROOT / "tools" / "peek.py"), "check",
-                   "shifting-stones", "--bots", "peek-hands:iterations=60")
+                   "shifting-stones", "--bots", "peek-hands:iterations=60", "--players", "2", "--no-protocol")
     assert r.returncode != 0 and "peek-hands" in r.stdout
     assert "the bot reads hidden information" in r.stdout, r.stdout + r.stderr
 
