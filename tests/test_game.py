@@ -9,25 +9,17 @@ from simcore.game import Game, GameError
 from simcore.games import available_games, load_game
 from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace
+from test_conformance import cheap
 
 GAMES = available_games()
 
 
-# search budgets small enough for a test: what is checked (the engine's choices replayed
-# move by move) does not depend on the budget, and the defaults play in the conformance suite
-SMALL_BUDGET = {"iterations": 100, "playouts": 1, "worlds": 4}
-
-
 def bot_specs(game):
-    """Every bot of the game, a search one with a small budget."""
+    """Every bot of the game, a search one with the conformance suite's small budget: what is
+    checked here (the engine's choices replayed move by move) does not depend on it."""
     from bots.registry import bots_for
 
-    specs = []
-    for b in bots_for(load_game(game)):
-        small = [f"{p.name}={SMALL_BUDGET[p.name]}" for p in b.params
-                 if p.name in SMALL_BUDGET and p.default and p.default > SMALL_BUDGET[p.name]]
-        specs.append(":".join([b.name, *small]))
-    return specs
+    return [cheap(game, b.name) for b in bots_for(load_game(game))]
 
 
 @pytest.mark.parametrize("game", GAMES)
