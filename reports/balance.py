@@ -17,6 +17,7 @@ import scipy.stats as sps
 
 from experiments import stats, tables
 
+
 def mean_ci(x) -> tuple[float, float, float]:
     """Mean with its 95% t interval over the values (nan ones dropped), as
     ``experiments.tables.mean_interval`` gives the commands' means."""
