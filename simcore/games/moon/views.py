@@ -16,7 +16,7 @@ from .declaration import (ACTOR, ALL_TILES, BIDDER, DECK, DISCARDED, DISCARD_DON
                           OPT_HAND_CAP, OPT_TARGET_SCORE, PHASE, PHASE_OVER, PHASE_PLAY, PLAYED, PLAYERS, RNG,
                           SAID, SAID_CODES, SCORE, TABLE, TILES_PER_HAND, TRICKS, TRICKS_PER_HAND, TRICK_NO,
                           TRUMP, VOID, WIDOW, WIDOW_TAKEN)
-from .rules import (_position)
+from .rules import _position
 
 @njit(cache=True)
 def observe(state, player, out):

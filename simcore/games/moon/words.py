@@ -10,7 +10,7 @@ from .declaration import (ACTOR, BIDDER, BID_BASE, BID_MOON_ACTION, DECK, DISCAR
                           PHASE_OVER, PHASE_PLAY, PHASE_TRUMP, PLAYERS, PLAY_BASE, SAID, SCORE, TABLE,
                           TILES_PER_HAND, TILE_NAMES, TRICKS, TRICKS_PER_HAND, TRICK_NO, TRUMP, TRUMP_BASE,
                           TRUMP_DOUBLES, TRUMP_NAMES, TRUMP_NONE, TRUNCATED, WIDOW, WIDOW_TAKEN, WINNER)
-from .views import (_hand_size)
+from .views import _hand_size
 
 # ---- words ------------------------------------------------------------------------------------
 def action_name(action: int) -> str:

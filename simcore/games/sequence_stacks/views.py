@@ -18,7 +18,7 @@ from .declaration import (CHIPS, COMPLETED, DECK_MAX, DIR, DISC, DISC_CAP, DISC_
                           P_CHIPS_TO_WIN, P_HAND, P_MIN_EACH, P_PILES, P_REFILL, P_ROUND_CAP, P_SUPPLY, RNG,
                           SKIPS, SKIP_CARD, SKIP_SCALE, SPECIAL, STATE_SIZE, SUPPLY, TURN, TURNS,
                           TURN_PLAY_CAP, WINDOW, WINDOW_SLOT)
-from .rules import (_deck_count, _rel)
+from .rules import _deck_count, _rel
 
 @njit(cache=True)
 def observe(state, player, out):

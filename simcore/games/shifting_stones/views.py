@@ -18,7 +18,7 @@ from .declaration import (CARDS, CUR, DECK, DISCARD_HI, DISCARD_LO, DISCARD_N, D
                           OBS_TRIGGER, ONES, OPT_HAND_SIZE, OPT_ROUND_CAP, OPT_SOLO_STRIKES, OVER, PENDING,
                           PLAYERS, POINTS, P_BY_VALUE, RNG, ROUND, SCORED_BY, SKIPPED, SOLO_COUNTS, STRIKES,
                           TRIGGER_SEAT, TURN_ACTIONS, TURN_SCORED, VALUE_COUNT, VALUE_START)
-from .rules import (_choose_from_value, bonus_seats, end_trigger, matching_cards, may_skip)
+from .rules import _choose_from_value, bonus_seats, end_trigger, matching_cards, may_skip
 
 # ---- information sets ------------------------------------------------------------------------------
 @njit(cache=True)

@@ -16,7 +16,7 @@ from .declaration import (BONUS_COL, CARDS, CUR, DECK, DISCARD_BASE, DISCARD_N, 
                           P_POINTS, RESHUFFLES, ROUND, SCORED_BY, SCORE_BASE, SCORE_COL, SKIP, SKIPPED,
                           STRIKES, TRIGGER_BY_PLAYERS, TRIGGER_SEAT, TRUNCATED, TURN_ACTIONS, TURN_SCORED,
                           WIN_COL, grid_letters)
-from .rules import (card_matches, may_skip, summarize)
+from .rules import card_matches, may_skip, summarize
 
 # ---- words ------------------------------------------------------------------------------------------
 def action_name(action: int) -> str:
