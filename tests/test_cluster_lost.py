@@ -87,8 +87,6 @@ def test_tornado_reports_of_a_closed_scheduler_connection_are_dropped_and_other_
     """The study reports a lost scheduler itself; tornado's log of the ``as_completed``
     tracking task that fails with it (a traceback, seen when the loss lands during a gather)
     is dropped. Any other error tornado logs still reaches stderr."""
-    import logging
-
     from distributed.comm.core import CommClosedError
 
     from experiments.cluster import _quiet_lost_scheduler_logs
