@@ -83,13 +83,16 @@ def _params(info):
     return info.make_params(info.resolve_variant({}))
 
 
-def _legal(module, state, params):
+def legal_of(module, state, params):
+    """The legal actions of ``state``: a buffer (sentinel-padded) and their count."""
     buf = np.full(module.INFO.num_actions + 1, SENTINEL, np.int64)
     n = int(module.legal_actions(state, params, buf))
     return buf, n
 
 
-def _random_positions(module, players, want=30, every=5, seed=11, limit=600):
+def random_positions(module, players, want=30, every=5, seed=11, limit=600):
+    """The game's default params and ``want`` (state, seat) pairs at every ``every``-th
+    decision of random games (as many as it takes), played through the game's own kernels."""
     info = module.INFO
     params = _params(info)
     out = []
@@ -120,7 +123,7 @@ def check_legal_actions(module):
             rng = np.array([stream_key(3, g, 1 + s) for s in range(players)], np.int64)
             steps = 0
             while not module.is_terminal(state):
-                buf, n = _legal(module, state, params)
+                buf, n = legal_of(module, state, params)
                 legal = buf[:n]
                 require(n >= 1, f"{players} players: no legal action before the end")
                 require(np.all(np.diff(legal) > 0), f"legal actions not ascending/unique: {legal.tolist()}")
@@ -142,7 +145,7 @@ def check_information(module):
     has_obs = info.observation_size is not None and getattr(module, "observation", None) is not None
     checked = 0
     for players in player_counts(info):
-        params, found = _random_positions(module, players, want=20, every=4)
+        params, found = random_positions(module, players, want=20, every=4)
         rng = np.array([stream_key(players, 0, 77)], np.int64)
         size = info.state_size(players)
         for state, p in found:
@@ -153,8 +156,8 @@ def check_information(module):
             again = np.zeros(size, np.int64)
             module.observe(sample, p, again)
             require(np.array_equal(again, view), f"a determinized sample changes what seat {p} sees")
-            a, n = _legal(module, state, params)
-            b, m = _legal(module, sample, params)
+            a, n = legal_of(module, state, params)
+            b, m = legal_of(module, sample, params)
             require(m == n and np.array_equal(a[:n], b[:m]), f"a sample shows seat {p} other legal actions")
             require(int(module.current_player(sample)) == p, "a sample has another seat to act")
             if has_obs:
@@ -235,7 +238,7 @@ def _decider(batch) -> Callable:
         if config.bots[seat].is_agent:
             view = np.zeros_like(state)
             module.observe(state, seat, view)
-            buf, n = _legal(module, state, batch.params)
+            buf, n = legal_of(module, state, batch.params)
             gen = np.random.Generator(np.random.PCG64(int(rng[seat]) & 0xFFFFFFFFFFFFFFFF))
             return int(seats.agents[seat].act(AgentView(module, view, batch.params, seat, config.players,
                                                         config.game, index, tuple(int(a) for a in buf[:n]), gen)))
@@ -285,7 +288,7 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
     # long games: a couple; short ones (Kuhn: 2-3 decisions) until enough were taken
     games = 2 if module.INFO.max_decisions(config.players) > 50 else 30
     for (state, p, rng, imem, fmem, g), a in _positions_of_bot(batch, search, games):
-        buf, n = _legal(module, state, params)
+        buf, n = legal_of(module, state, params)
         require(a in buf[:n].tolist(), f"seat {p} played {_name(module, a)}, which is not legal; legal: "
                 f"{', '.join(_name(module, x) for x in buf[:n])}")
         decisions += 1

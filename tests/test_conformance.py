@@ -44,33 +44,15 @@ def cheap(game, name):
 SEARCH_BOTS = ("flatmc", "mcts", "mcts-learned", "pimc", "expert")
 
 
-def positions(game, players, want=30, every=5, seed=11, limit=600):
-    """``want`` (state, seat) pairs at every ``every``-th decision of random games (as many
-    as it takes), played from Python through the game's own kernels."""
+def positions(game, players, **sizes):
+    """The check's random positions of ``game`` (``runtime.check.random_positions``), with
+    the game's module."""
     module = load_game(game)
-    info = module.INFO
-    params = info.make_params(info.resolve_variant({}))
-    out = []
-    for g in range(1000):
-        if len(out) >= want:
-            break
-        state = np.zeros(info.state_size(players), np.int64)
-        module.init(state, params, players, stream_key(seed, g, 0))
-        rng = np.array([stream_key(seed, g, 1 + s) for s in range(players)], np.int64)
-        step = 0
-        while not module.is_terminal(state) and step < limit:
-            p = int(module.current_player(state))
-            if step % every == 0 and len(out) < want:
-                out.append((state.copy(), p))
-            module.apply(state, params, module.random_action(state, params, rng, p))
-            step += 1
-    return module, params, out
+    params, found = C.random_positions(module, players, **sizes)
+    return module, params, found
 
 
-def legal_of(module, state, params):
-    buf = np.full(module.INFO.num_actions + 1, SENTINEL, np.int64)
-    n = module.legal_actions(state, params, buf)
-    return buf, n
+legal_of = C.legal_of
 
 
 # ---- the rules' interface ----------------------------------------------------------------------
