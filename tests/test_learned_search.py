@@ -1,6 +1,6 @@
 """``mcts-learned`` (bots/learned_search.py): the generic MCTS registered once more over the
 game's learned policy through ``register_search``.  Its strength is measured by real runs
-(README, *Expert play*); here what it is made of."""
+(docs/expert-play.md); here what it is made of."""
 from __future__ import annotations
 
 import subprocess
@@ -90,7 +90,7 @@ def run_python(*args):
 
 
 def test_the_peeking_experiment_is_a_plugin_that_the_check_catches():
-    """tools/peek.py (the README's measure of what hidden information is worth to the
+    """tools/peek.py (docs/expert-play.md's measure of what hidden information is worth to the
     expert's search) registers its bots only under --plugin, and the conformance battery
     a user runs finds that they read what their seat cannot know."""
     assert "peek-hands" not in [b.name for b in bots_for("shifting-stones")]

@@ -111,7 +111,7 @@ def test_a_links_key_names_its_opponent_model_and_cut_off():
 
 
 def test_the_measuring_plugin_registers_its_designs():
-    """tools/opponent_model.py (README, *Expert play*) loads as a plugin and lists its bots,
+    """tools/opponent_model.py (docs/expert-play.md) loads as a plugin and lists its bots,
     with the expert's defaults where it copies the expert."""
     import subprocess
     import sys

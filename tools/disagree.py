@@ -9,7 +9,7 @@ The games are games ``0 .. games-1`` of run ``seed`` exactly as ``playlab play G
 BOTS --games N --seed S`` plays them (same deals, same play: the asked bot draws from a
 copy of the seat's stream and has working memory of its own, so asking changes nothing).
 The asked bot sees what the seat sees, as the playing bot does.  Used to find what a
-search does differently from the heuristic it rolls out with (README, *Expert play*).
+search does differently from the heuristic it rolls out with (docs/expert-play.md).
 Rates carry 95% Wilson intervals; ``--show K`` prints the first K disagreements in words.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A plugin for two rollout designs measured for Shifting Stones' expert and not kept
-(README, *Expert play*): an opponent model in the rollouts, and cut-offs only between
+(docs/expert-play.md): an opponent model in the rollouts, and cut-offs only between
 turns.  Each bot is the expert's search (``mcts-learned``: the same compiled ISMCTS, the
 same defaults) or ``mcts`` registered once more through ``register_search`` with another
 ``RolloutPolicy``:

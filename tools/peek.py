@@ -19,8 +19,8 @@ flat, over greedy).
 These bots break the rule every other bot keeps (they read the real state, ``sees="state"``,
 and ``playlab check`` refuses them), so they are not built-in: they exist only under
 ``--plugin``, for this one measurement.  Against the fair search on the same deals they
-show how much of its remaining gap to a stronger opponent is what it cannot know (README,
-*Expert play*).
+show how much of its remaining gap to a stronger opponent is what it cannot know
+(docs/expert-play.md).
 """
 import numpy as np
 from numba import njit
