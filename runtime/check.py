@@ -140,7 +140,8 @@ def check_legal_actions(module):
             require(int(module.current_player(state)) == -1, "current_player is not -1 once the game is over")
 
 
-def check_information(module):
+def check_information(module) -> int:
+    """What a seat sees of a determinized sample; returns how many positions were checked."""
     info = module.INFO
     has_obs = info.observation_size is not None and getattr(module, "observation", None) is not None
     checked = 0
@@ -169,6 +170,7 @@ def check_information(module):
                 require(np.array_equal(obs, obs2), "the observation of a sample differs")
             checked += 1
     require(checked > 0, "no positions to check")
+    return checked
 
 
 def check_results(module):
@@ -176,7 +178,7 @@ def check_results(module):
     for players in player_counts(info):
         params = _params(info)
         declared = len(info.result_columns(players))
-        for g in range(4):
+        for g in range(6):
             state = np.zeros(info.state_size(players), np.int64)
             module.init(state, params, players, stream_key(4, g, 0))
             rng = np.array([stream_key(4, g, 1 + s) for s in range(players)], np.int64)
@@ -201,6 +203,8 @@ def check_results(module):
                     require(np.allclose(out, 1 / players), "returns of a truncated game are not 1/players")
                 elif wins.sum():
                     require(np.allclose(out, wins / wins.sum()), "returns disagree with the win flags")
+                else:
+                    require(np.all(out == 0), "returns of a game nobody won are not 0")
 
 
 def check_replay(module, name):
