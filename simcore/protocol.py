@@ -1,7 +1,8 @@
 """The game-kernel protocol every playlab game implements, and the binder that compiles
 generic code (runner, bots, search) against one game.
 
-A game is one module ``simcore/games/<name>.py``.  It declares itself up front with a
+A game is one module (for a plugin) or package (the built-in ``simcore/games/<name>/``,
+whose namespace is that module).  It declares itself up front with a
 ``GameInfo`` named ``INFO`` and provides these Numba functions (all ``@njit(cache=True)``,
 all allocation-free).  ``state`` is a 1-D ``int64`` array of ``INFO.state_size(players)``
 slots whose layout is drawn in the module's header comment; ``params`` is the ``int64``
