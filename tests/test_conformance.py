@@ -55,7 +55,7 @@ legal_of = C.legal_of
 @pytest.mark.parametrize("game", GAMES)
 def test_legal_actions_ascending_unique_nonempty_until_the_end(game):
     # the battery's check (runtime/check.py), which raises CheckFailed (an AssertionError)
-    # naming the fault; tests below show it catches each kind of fault
+    # naming the fault; tests/test_check_battery.py shows it catches each kind of fault
     C.check_legal_actions(load_game(game))
 
 
