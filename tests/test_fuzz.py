@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from runtime.check import SENTINEL
 from simcore.game import Game, GameError
 from simcore.games import available_games, load_game
 from simcore.rng import CHANCE_STREAM, stream_key
@@ -26,7 +27,6 @@ from simcore.rng import CHANCE_STREAM, stream_key
 from fuzz_checks import CHECKS, IllegalState
 
 GAMES = available_games()
-SENTINEL = -987654321
 # caps (hand_cap / round_cap) stay small so that a drawn game is short
 CAP_BOUND = 30
 SEEDS = st.integers(0, 2**63 - 1)
