@@ -95,7 +95,7 @@ class Layout:
         return low, high
 
     def table(self) -> str:
-        """The layout as drawn in the module header: one line a field, ``[start:stop]``."""
+        """The layout as drawn in the game's docstring: one line a field, ``[start:stop]``."""
         width = max(len(f.name) for f in self.fields)
         lines = []
         for f in self.fields:

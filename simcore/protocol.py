@@ -5,7 +5,7 @@ A game is one module (for a plugin) or package (the built-in ``simcore/games/<na
 whose namespace is that module).  It declares itself up front with a
 ``GameInfo`` named ``INFO`` and provides these Numba functions (all ``@njit(cache=True)``,
 all allocation-free).  ``state`` is a 1-D ``int64`` array of ``INFO.state_size(players)``
-slots whose layout is drawn in the module's header comment; ``params`` is the ``int64``
+slots whose layout is drawn in the game's docstring; ``params`` is the ``int64``
 vector from ``INFO.make_params(variant)`` (option values in table order, then any data
 tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buffers.
 
@@ -49,7 +49,7 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
     observation(view, params, seat, out)
         A fixed-length float64 vector (``INFO.observation_size(players)`` entries) of what
         ``seat`` may know, from the view ``observe`` gave that seat; its layout is
-        documented in the game's module header.  The encoding the PettingZoo
+        documented in the game's docstring.  The encoding the PettingZoo
         environments and any learning bot use.
     evaluate(state, params, players, out)      (optional)
         A heuristic value in [0, 1] per seat into ``out[:players]`` for a state that is
