@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import chisquare
 
 from bots.registry import ALL_GAMES, allocate_memory, bots_for
+from bot_helpers import cheap
 from runtime import check as C
 from simcore.games import available_games, load_game
 from simcore.replay import replayer_for
@@ -26,15 +27,6 @@ def bot_names(game):
 
 def game_bot_pairs():
     return [(g, b) for g in GAMES for b in bot_names(g)]
-
-
-def cheap(game, name):
-    """A bot spec that keeps the suite fast (search bots with few playouts; an alias gets
-    its bot's)."""
-    from bots.registry import alias_of
-
-    budget = {"flatmc": "playouts=1", "mcts": "iterations=8", "mcts-learned": "iterations=8", "pimc": "worlds=1"}.get(alias_of(game, name) or name)
-    return f"{name}:{budget}" if budget else name
 
 
 SEARCH_BOTS = ("flatmc", "mcts", "mcts-learned", "pimc", "expert")

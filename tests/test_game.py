@@ -9,7 +9,7 @@ from simcore.game import Game, GameError
 from simcore.games import available_games, load_game
 from runtime.runner import Batch, RunConfig
 from simcore.trace import build_trace
-from test_conformance import cheap
+from bot_helpers import cheap
 
 GAMES = available_games()
 
