@@ -104,17 +104,32 @@ def worker_setup(configs, threads: int | None) -> dict[str, Any]:
             "threads": int(threads or numba.config.NUMBA_NUM_THREADS), "cores": os.cpu_count()}
 
 
-def _check_address(distributed, address) -> None:
+def check_address(address) -> None:
     """An address Dask cannot parse is refused before a Client exists (a Client that fails
-    in its constructor prints a traceback from ``__del__`` 20 s later)."""
+    in its constructor prints a traceback from ``__del__`` 20 s later).  Parsing the scheme
+    alone is not enough: ``foo`` parses as ``tcp://foo`` and only the Client's connection
+    finds the missing port, so the host and port are parsed here too."""
+    _distributed()
     from distributed.comm import parse_address
     from distributed.comm.registry import get_backend
 
+    hint = "give tcp://HOST:PORT of a `dask scheduler`"
+    if not str(address).strip():
+        raise ClusterError(f"--cluster needs an address; {hint}")
     try:
         scheme, _ = parse_address(str(address))
-        get_backend(scheme)
+        backend = get_backend(scheme)
+        if scheme != "inproc":  # in-process addresses (tests) have no host or port
+            try:
+                _, port = backend.get_address_host_port(str(address))
+            except ValueError as exc:  # Dask's own words for a port that is not a number are int()'s
+                if "invalid literal for int()" not in str(exc):
+                    raise
+                raise ValueError("the port after the last ':' is not a number") from None
+            if not 0 < port < 65536:
+                raise ValueError(f"port {port} is not between 1 and 65535")
     except (ValueError, TypeError) as exc:
-        raise ClusterError(f"--cluster {address}: {exc}; give tcp://HOST:PORT of a `dask scheduler`") from None
+        raise ClusterError(f"--cluster {address}: {exc}; {hint}") from None
 
 
 def _drops_closed_comm(record) -> bool:
@@ -149,7 +164,7 @@ class DaskExecutor:
         self.threads = threads
         self._own = client is None
         if client is None:
-            _check_address(distributed, address)
+            check_address(address)
             _quiet_lost_scheduler_logs()
             try:
                 client = distributed.Client(address, timeout=timeout, set_as_default=False)

@@ -67,16 +67,41 @@ def infer_players(players: int | None, bots: str) -> int | None:
     return len(items) if HUMAN in items else len(items) + 1
 
 
+def check_inferred_players(game: str, players: int | None, bots: str) -> None:
+    """Players counted from --bots that the game does not take: say how they were counted
+    (the specs given, and the person's seat added when 'human' is not among them), not only
+    the total, which the user never typed."""
+    from simcore.games import load_game
+
+    n = infer_players(players, bots)
+    if players is not None or n is None:
+        return
+    info = load_game(game).INFO
+    try:
+        info.check_players(n)
+    except ValueError as exc:
+        k = len(bots.split(","))
+        lo, hi = max(info.min_players - 1, 1), info.max_players - 1
+        others = str(lo) if lo == hi else f"{lo}-{hi}"
+        how = (f"{k} specs in --bots (one per seat, 'human' at yours) make {n} players" if HUMAN in
+               [b.strip() for b in bots.split(",")] else
+               f"{k} bot specs in --bots for the other seats make {n} players with yours")
+        raise HumanError(f"{how}, but {exc}: give one spec for all the other seats, or {others}, one per "
+                         "other seat") from None
+
+
 class Session:
     """One game: seat ``seat`` is a person, every other seat the engine's bot."""
 
     def __init__(self, game: str, players: int | None, bots: str, seat: int, seed: int = 0,
                  index: int = 0, variant: dict | None = None):
+        check_inferred_players(game, players, bots)
         self.game = Game(game, infer_players(players, bots), variant, seed, index)
         n = self.game.players
         if not 0 <= seat < n:
             raise HumanError(f"no seat {seat}: seats are 0..{n - 1}")
         self.seat = seat
+        self.my_moves = 0  # the person's own moves so far (the game's actions count every seat's)
         self.labels = seat_bots(bots, n, seat)
         # the person's seat gets a placeholder bot that is never asked
         specs = [("random" if s == seat else b) for s, b in enumerate(self.labels)]
@@ -149,6 +174,15 @@ def result_lines(session: Session) -> list[str]:
     return lines
 
 
+def _moves(n: int) -> str:
+    return f"{n} move{'' if n == 1 else 's'}"
+
+
+def progress_words(session: Session) -> str:
+    """How far the person got: their own moves, and the game's (which count every seat's)."""
+    return f"{_moves(session.my_moves)} of yours ({_moves(len(session.game.actions))} in the game)"
+
+
 def default_trace_path(session: Session) -> str:
     g = session.game
     return f"human-{g.name}-seed{g.seed}-game{g.index}.jsonl"
@@ -186,7 +220,7 @@ def play(session: Session, read: Callable[[str], str] = input, write: Callable[[
             except EOFError:
                 raw = "q"
             if raw in ("q", "quit"):
-                write(f"you quit after {len(g.actions)} moves; no trace written")
+                write(f"you quit after {progress_words(session)}; no trace written")
                 return None
             if raw in ("?", "help"):
                 write(entry(g.name).rules_summary() or g.info.description or "(no rules summary for this game)")
@@ -200,6 +234,7 @@ def play(session: Session, read: Callable[[str], str] = input, write: Callable[[
                 continue
             break
         g.step(choice)
+        session.my_moves += 1
         write(f"you: {g.action_name(choice)}")
     write("")
     write(g.render(me))

@@ -247,6 +247,21 @@ def _bench_progress(done, total, config, threads):
                f"{threads} thread{'s' if threads != 1 else ''}", err=True)
 
 
+# --delay is slept after every bot move: an hour is already no game; beyond about 9e9 s
+# time.sleep overflows (inf: "timestamp out of range" mid-game)
+MAX_DELAY = 3600.0
+
+
+def _check_delay(ctx, param, value):
+    """NaN passes FloatRange's comparisons; refused here, before the game starts."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"takes a number of seconds from 0 to {MAX_DELAY:g}, not {value}",
+                                 param_hint="--delay")
+    return value
+
+
 @cli.command(short_help="play one game in the terminal against the bots")
 @click.argument("game")
 @click.option("--players", type=int, default=None,
@@ -257,16 +272,15 @@ def _bench_progress(done, total, config, threads):
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP)
 @click.option("--index", type=SEED_TYPE, default=0, show_default=True, help=INDEX_HELP)
 @_variant_option
-@click.option("--delay", type=click.FloatRange(min=0), default=0.5, show_default=True, help="seconds to pause after each bot move")
+@click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.5, show_default=True,
+              callback=_check_delay, help="seconds to pause after each bot move")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
               help="where to write the finished game's trace  [default: human-GAME-seedS-gameI.jsonl here]")
 def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_file):
     """Play one game in the terminal as seat --seat against the bots: your view, your
     legal moves numbered, the bots' moves as they happen; ? for the rules, q to quit;
     at the end the result and a trace the replay engines accept."""
-    from experiments.human import Session, play as play_human
-
-    from experiments.human import default_trace_path
+    from experiments.human import Session, default_trace_path, play as play_human, progress_words
 
     session = Session(game, players, bot_specs, seat, seed, index, parse_variant_args(variant))
     _check_writable(trace_file or default_trace_path(session), "--trace")  # before the game, not after it
@@ -274,7 +288,7 @@ def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_fil
     try:
         play_human(session, read=input, write=click.echo, delay=delay, trace_path=trace_file)
     except KeyboardInterrupt:
-        raise KeyboardInterrupt(f"game abandoned after {len(session.game.actions)} moves; no trace written") from None
+        raise KeyboardInterrupt(f"game abandoned after {progress_words(session)}; no trace written") from None
 
 
 @cli.command(short_help="rank a bot's parameter settings by win rate")
@@ -325,8 +339,21 @@ def check(game, bot_specs, players, no_protocol):
     only, no peeking under resampling, determinism, same results on 1 and 2 threads, and the
     game's own protocol (legal actions, views, results, replay).  Exit status 1 on any
     failure."""
+    from bots.registry import BotError, parse_bot, split_specs
     from runtime.check import check as run_check
+    from simcore.games import load_game
 
+    # an unknown bot, a malformed spec or a player count the game does not take is bad input
+    # (one error line, exit 2, as every other command), found before any check runs; a bot
+    # that parses but then fails to load or to behave is still a FAIL of the battery
+    module = load_game(game)
+    if players is not None:
+        module.INFO.check_players(players)
+    if bot_specs is not None:
+        for spec in split_specs(bot_specs):
+            if not spec.strip():
+                raise BotError(f"empty bot spec in {bot_specs!r}")
+            parse_bot(module, spec)
     verdict = run_check(game, bot_specs, players, protocol=not no_protocol)
     click.echo(verdict.format())
     if not verdict.ok:
@@ -378,28 +405,42 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+_warned: set = set()
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """A results warning (files the reader ignores) as one ``warning:`` line."""
-    if category.__name__ == "ResultsWarning":
-        click.echo(f"warning: {message}", err=True)
-    else:
-        _default_showwarning(message, category, filename, lineno, file, line)
+    """A Python warning raised while a command runs (the statistics' caveats, a results
+    folder's ignored files, a library's notice) as one ``warning:`` line, like the CLI's own
+    (cli_base._warn), not the interpreter's file, line number and source line; the same
+    text once per command, from wherever it is raised."""
+    from .cli_base import _warn
+
+    text = " ".join(str(message).split())
+    if text in _warned:
+        return
+    _warned.add(text)
+    _warn(text)
 
 
 def main(argv=None) -> None:
     """Entry point: every failure is one ``error:`` line on stderr and a non-zero exit."""
     import warnings
 
-    global _default_showwarning
-    from runtime.runner import KernelError
-
     # SIGTERM stops like Ctrl-C: finished chunks are kept and the message says so
     stopping.install(program=argv is None)
-    # main() may run more than once in a process (tests, notebooks): keep the first default,
-    # or a second call would make _show_warning its own fallback and recurse on any warning
-    if warnings.showwarning is not _show_warning:
-        _default_showwarning = warnings.showwarning
+    # restored on the way out: main() may run more than once in a process (tests, notebooks)
+    previous = warnings.showwarning
     warnings.showwarning = _show_warning
+    _warned.clear()
+    try:
+        _main(argv)
+    finally:
+        warnings.showwarning = previous
+
+
+def _main(argv) -> None:
+    from runtime.runner import KernelError
+
     try:
         rv = cli.main(args=argv, prog_name="playlab", standalone_mode=False)
     except click.exceptions.Abort as exc:
@@ -417,9 +458,6 @@ def main(argv=None) -> None:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set PLAYLAB_DEBUG=1 for the traceback)", 1)
     sys.exit(rv if isinstance(rv, int) else 0)
-
-
-_default_showwarning = None
 
 
 if __name__ == "__main__":

@@ -51,6 +51,16 @@ def _remember_store(ctx, param, value):
 
 
 def _remember_cluster(ctx, param, value):
+    """--cluster's address, checked for form as it is parsed: before any game is played, and
+    before a Dask Client exists (one that fails to start prints a traceback 20 s later).
+    An empty address is refused too: it would otherwise quietly run here."""
+    if value is not None:
+        from experiments.cluster import ClusterError, check_address
+
+        try:
+            check_address(value)
+        except ClusterError as exc:
+            raise click.UsageError(str(exc)) from None
     ctx.meta["playlab.cluster"] = value
     return value
 

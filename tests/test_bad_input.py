@@ -228,3 +228,114 @@ def test_human_ctrl_c_says_abandoned(capsys, monkeypatch):
 def test_unreachable_cluster(capsys):
     line = one_error(capsys, "play", "moon", "--games", 2, "--cluster", "tcp://127.0.0.1:1")
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in line and "dask scheduler" in line
+
+
+@pytest.mark.parametrize("address, message", [
+    ("foo", "missing port number in address 'foo'"),
+    ("tcp://", "missing port number"),
+    ("", "--cluster needs an address"),
+    ("udp://host:8786", "unknown address scheme 'udp'"),
+    ("tcp://host:0", "port 0 is not between 1 and 65535"),
+    ("tcp://host:abc", "the port after the last ':' is not a number"),
+])
+def test_cluster_addresses_dask_cannot_parse_are_refused_before_a_client(capsys, monkeypatch, tmp_path, address,
+                                                                         message):
+    import distributed
+
+    def no_client(*args, **kwargs):
+        raise AssertionError("a Client was made for an address refused by its form")
+
+    # the refusal comes from the address's form alone: no Client (whose failed start would
+    # print a traceback from __del__ 20 s later), no game, no folder
+    monkeypatch.setattr(distributed, "Client", no_client)
+    out = tmp_path / "out"
+    line = one_error(capsys, "play", "moon", "--bots", "greedy", "--games", 5, "--threads", 1,
+                     "--out", out, "--cluster", address)
+    assert message in line and "tcp://HOST:PORT" in line
+    assert not out.exists()
+
+
+def test_an_unparsable_cluster_address_is_one_line_at_once_in_a_fresh_process(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "playlab.cli", "fpa", "moon", "--bots", "greedy", "--games", "5",
+                           "--threads", "1", "--cluster", "tcp://"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    took = time.monotonic() - start
+    assert done.returncode == 2 and done.stdout == ""
+    # before the fix: the error line, then "Exception ignored in: <function Client.__del__" and
+    # a traceback after a 20 s timeout
+    assert done.stderr.startswith("error: --cluster tcp://: missing port number") and done.stderr.count("\n") == 1
+    assert took < 15, took
+
+
+@pytest.mark.parametrize("command", [
+    ["fpa", "shifting-stones", "--bots", "random", "--bots", "random:x=1", "--players", 2],
+    ["sweep", "shifting-stones", "--vary", "end_trigger=5,6", "--bots", "random,random",
+     "--bots", "random,random:x=1"],
+    ["sweep", "shifting-stones", "--vary", "end_trigger=5,6", "--bots", "random,random",
+     "--bots", "random,random,random,random,random,random"],
+    ["fpa", "moon", "--bots", "random", "--bots", "nope"],
+])
+def test_every_repeated_bots_spec_is_checked_before_the_first_study(capsys, tmp_path, command):
+    out = tmp_path / "fd5"
+    code, stdout, err = run(capsys, *command, "--games", 10, "--threads", 1, "--out", out)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err
+    assert stdout == ""  # no study's table printed before the refusal
+    assert not out.exists()  # and no study written
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bots", "nope"], "unknown bot 'nope' for moon"),
+    (["--bots", "greedy", "--players", 4], "moon is played by exactly 3 players, not 4"),
+    (["--bots", "greedy:depth=2"], "bot greedy: unknown parameter 'depth'"),
+    (["--bots", "greedy,,random"], "empty bot spec"),
+    (["--bots", ""], "empty bot spec"),
+])
+def test_check_refuses_bad_specs_and_player_counts_before_checking(capsys, args, message):
+    code, out, err = run(capsys, "check", "moon", *args)
+    assert code == 2
+    assert out == ""  # no game check ran first
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_python_warnings_are_one_warning_line(capsys):
+    import warnings
+
+    before = warnings.showwarning
+    # 10 games of Moon: too few sole wins for the seat test's chi-square, which warns
+    code, out, err = run(capsys, "fpa", "moon", "--bots", "greedy", "--games", 10, "--threads", 1)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if not line.startswith("compiling the ")]
+    assert lines == ["warning: seat_equality_test: fewer than 5 expected sole wins per seat; the chi-square "
+                     "approximation is rough"]
+    assert warnings.showwarning is before  # the hook lasts as long as the command
+
+
+def test_a_repeated_warning_is_said_once_per_command(capsys):
+    import warnings
+
+    from playlab import cli as cli_module
+
+    @cli_module.cli.command("warn-twice-for-test", hidden=True)
+    def warn_twice():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")  # Python's own once-per-location filter out of the way
+            for _ in range(3):
+                warnings.warn("same words\nover two lines", RuntimeWarning)  # one location ...
+            warnings.warn("same words over two lines", UserWarning)  # ... and another, same text
+            warnings.warn("other words", RuntimeWarning)
+
+    try:
+        for _ in range(2):  # and again in the next command
+            code, out, err = run(capsys, "warn-twice-for-test")
+            assert code == 0
+            assert err.splitlines() == ["warning: same words over two lines", "warning: other words"]
+    finally:
+        del cli_module.cli.commands["warn-twice-for-test"]

@@ -153,3 +153,43 @@ def test_bad_invocations_are_one_error_line(capsys):
         assert err.startswith("error: ") and message in err and err.count("\n") == 1
     result = CliRunner().invoke(cli, ["human", "--help"])
     assert "--seat" in result.output and "--delay" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["moon", "--bots", "greedy,greedy,greedy,greedy", "--seat", "0"],
+     "4 bot specs in --bots for the other seats make 5 players with yours, but moon is played by exactly 3 "
+     "players, not 5: give one spec for all the other seats, or 2, one per other seat"),
+    (["moon", "--bots", "greedy,human,greedy,greedy", "--seat", "1"],
+     "4 specs in --bots (one per seat, 'human' at yours) make 4 players, but moon is played by exactly 3 "
+     "players, not 4"),
+    (["moon", "--bots", "greedy", "--delay", "inf"], "--delay"),
+    (["moon", "--bots", "greedy", "--delay", "nan"], "--delay: takes a number of seconds from 0 to 3600, not nan"),
+    (["moon", "--bots", "greedy", "--delay", "1e300"], "--delay"),
+    (["moon", "--bots", "greedy", "--delay", "-1"], "--delay"),
+])
+def test_player_counts_from_the_specs_and_delays_are_refused_before_the_game(capsys, monkeypatch, tmp_path, args,
+                                                                             message):
+    from playlab.cli import main
+
+    def no_input(prompt):
+        raise AssertionError("the game started")
+
+    monkeypatch.setattr("builtins.input", no_input)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["human", *args])
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: ") and message in captured.err and captured.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_quitting_counts_the_persons_own_moves():
+    session = Session("moon", 3, "greedy", 1, seed=0, index=0)
+    answers = iter(["1", "1", "1", "q"])
+    out: list[str] = []
+    assert play(session, read=lambda prompt: next(answers), write=out.append, delay=0) is None
+    total = len(session.game.actions)
+    assert session.my_moves == 3 and total > 3  # the bots moved in between
+    assert out[-1] == f"you quit after 3 moves of yours ({total} moves in the game); no trace written"
