@@ -156,8 +156,10 @@ def fpa(game, bot_specs, ladder, players, variant, n_games, ci_width, pilot, see
 
     games, note = _study_games(n_games, ci_width, pilot, "per player count")
 
-    def one(spec, where, records):
-        study = f.build(game, spec, players, games, seed, parse_variant_args(variant))
+    def build(spec):
+        return f.build(game, spec, players, games, seed, parse_variant_args(variant))
+
+    def one(study, where, records):
         collector = f.Collector(study)
         outcome = _run(study, collector, where, progress, threads)
         tables = f.summarize(study, collector)
@@ -168,7 +170,7 @@ def fpa(game, bot_specs, ladder, players, variant, n_games, ci_width, pilot, see
                       records)
         return study.meta["bot"], tables
 
-    _by_bot("fpa", game, bot_specs, ladder, one, out, as_json)
+    _by_bot("fpa", game, bot_specs, ladder, build, one, out, as_json)
 
 
 @cli.command(short_help="the same games under each value of rule options")
@@ -197,8 +199,10 @@ def sweep(game, vary, players, bot_specs, ladder, metrics, n_games, ci_width, pi
 
     games, note = _study_games(n_games, ci_width, pilot, "per setting")
 
-    def one(spec, where, records):
-        study = sw.build(game, vary, _infer_players(players, spec), spec, games, seed, metrics=metrics)
+    def build(spec):
+        return sw.build(game, vary, _infer_players(players, spec), spec, games, seed, metrics=metrics)
+
+    def one(study, where, records):
         collector = sw.Collector(study)
         outcome = _run(study, collector, where, progress, threads)
         tables = sw.summarize(study, collector)
@@ -209,12 +213,33 @@ def sweep(game, vary, players, bot_specs, ladder, metrics, n_games, ci_width, pi
                       records)
         return ",".join(study.configs[0].bot_labels), tables
 
-    _by_bot("sweep", game, bot_specs, ladder, one, out, as_json)
+    _by_bot("sweep", game, bot_specs, ladder, build, one, out, as_json)
 
 
-def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
-    """One study (``one(spec, out, records) -> (label, tables)``), or one per bot spec and
-    the comparison of their answers (experiments.by_skill)."""
+def _ladder_level(game, spec):
+    """The ladder's level of the one bot ``spec`` seats everywhere, or None: the ladder
+    measured each bot at its defaults, so a spec that sets other values (mcts with 8
+    iterations is no "strong" bot), another model, or several bots has no level."""
+    from bots.ladder import level
+    from bots.registry import parse_bot
+    from simcore.games import load_game
+
+    if len(set(spec.split(","))) != 1:
+        return None
+    module = load_game(game)
+    one = spec.split(",")[0].strip()
+    bot = parse_bot(module, one)
+    name = one.split(":")[0]
+    # text parameters (learned's model=FILE) make another bot too
+    if bot.is_agent or bot.text or bot.values != parse_bot(module, name).values:
+        return None
+    return level(game, name)
+
+
+def _by_bot(kind, game, bot_specs, ladder, build, one, out, as_json):
+    """One study (``build(spec) -> study``, then ``one(study, out, records) -> (label,
+    tables)``), or one per bot spec and the comparison of their answers
+    (experiments.by_skill)."""
     from experiments import by_skill
     from experiments.study import to_jsonable, write_tables
 
@@ -235,19 +260,20 @@ def _by_bot(kind, game, bot_specs, ladder, one, out, as_json):
                 _warn(f"--ladder: {spec} ({r.level}) plays about {r.games_per_s:.3g} games/s on one thread against "
                       f"greedy (the ladder's measure), and here it plays every seat: expect a long study")
     specs = specs or ["random"]
+    # every study is built (its specs, player counts and options checked) before the first
+    # plays: a bad third --bots is one error line, not found after two studies' work
+    studies = [build(spec) for spec in specs]
     if len(specs) == 1:
-        one(specs[0], out, None)
+        one(studies[0], out, None)
         return
     names = by_skill.folder_names(specs)
     records, tables, levels = [], {}, {}
-    from bots.ladder import level
-
-    for spec, name in zip(specs, names):
+    for spec, name, study in zip(specs, names, studies):
         if not as_json:
             click.echo(f"=== {kind} under {spec} ===")
-        label, t = one(spec, os.path.join(out, name) if out else None, records)
+        label, t = one(study, os.path.join(out, name) if out else None, records)
         tables[label] = t
-        levels[label] = level(game, spec.split(",")[0].split(":")[0]) if len(set(spec.split(","))) == 1 else None
+        levels[label] = _ladder_level(game, spec)
         if not as_json:
             click.echo("")
     combined = (by_skill.fpa_by_bot if kind == "fpa" else by_skill.sweep_by_bot)(tables, levels)

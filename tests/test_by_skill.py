@@ -92,6 +92,21 @@ def test_sweep_under_two_bots_as_json(tmp_path):
     assert set(rows["bot"]) == {"greedy,greedy", "random,random"}
 
 
+def test_a_bot_with_other_parameters_has_no_ladder_level(tmp_path):
+    """The ladder measured each bot at its defaults: mcts with 8 iterations (which greedy
+    beats) is not the ladder's "strong" mcts; the same values written out are."""
+    out = tmp_path / "fpa"
+    r = run("fpa", "shifting-stones", "--bots", "mcts:iterations=8", "--bots", "greedy:replan=0",
+            "--bots", "random", "--players", "2", "--games", 4, "--seed", 3, "--out", out, "--no-progress")
+    assert r.exit_code == 0, r.output
+    rows = pd.read_csv(out / "fpa_by_bot.csv", keep_default_na=False).set_index("bot")
+    assert L.level("shifting-stones", "mcts") == "strong"
+    assert rows.loc["mcts:iterations=8", "level"] == ""
+    # greedy's default replan, given: the ladder's greedy (labelled as the bare name)
+    assert rows.loc["greedy", "level"] == "intermediate"
+    assert rows.loc["random", "level"] == "novice"
+
+
 def test_ladder_and_bots_together_is_an_error():
     r = CliRunner().invoke(cli, ["fpa", "sequence-stacks", "--bots", "greedy", "--ladder"])
     assert r.exit_code != 0 and "not both" in r.output
