@@ -6,8 +6,11 @@ every recorded chunk's bytes against its SHA-256, its rows against its name and 
 and its configuration columns (seed, game, players, options, bots) against the manifest;
 recorded chunks that are missing; chunk files the manifest does not record; gaps and
 duplicate games in each configuration's chunks; ``study.json`` beside the store against
-the manifest.  Files that are not chunks are named and left alone.  Rerunning the study's
-command with the same ``--out`` recomputes exactly the chunks listed under "recompute".
+the manifest, and each configuration's games against those the study gave it (a balance
+search's from its race, replayed: the race stops playing a decided variant early by
+design, which is no interruption).  Files that are not chunks are named and left alone.
+Rerunning the study's command with the same ``--out`` recomputes exactly the chunks listed
+under "recompute".
 """
 from __future__ import annotations
 
@@ -88,12 +91,97 @@ def verify_store(path: Path) -> StoreVerdict:
         except (OSError, ValueError) as exc:  # json.JSONDecodeError and ResultsError are ValueErrors
             verdict.problems.append(str(exc))
             want = 0
-        for run in range(len(results.runs)):
-            have = sum(c.rows for c in results.chunks if c.run == run)
-            if want and have < want:
-                verdict.notes.append(f"configuration {run} holds {have} of its {want} games (an interrupted "
-                                     "study; a rerun completes it)")
+        if want:
+            verdict.notes += unfinished(record, results, damaged=not verdict.ok)
     return verdict
+
+
+def unfinished(record: dict, results: Results, damaged: bool = False) -> list[str]:
+    """A note per configuration holding fewer games than the study gave it when it wrote
+    ``record`` (its study.json: written when the command finished).  A balance search gives
+    its configurations different numbers of games (the race stops playing a variant once it
+    is decided), so what each was given comes from the race replayed, not ``games_per_run``
+    (the last round's games, which only the variants still undecided then played).  Not
+    replayed from a ``damaged`` store (its problems already name the games to recompute)."""
+    if damaged and record.get("kind") == "balance":
+        return []
+    try:
+        planned = games_used(record, results)
+    except Unplayed as exc:  # the race needs games the store lacks: the search stopped before its end
+        return [f"configuration {run} holds {have} of the {want} games {exc.where} (an interrupted study; "
+                "a rerun completes it)" for run, have, want in exc.short]
+    except (ResultsError, ValueError, KeyError, TypeError) as exc:
+        return [f"the balance search could not be replayed from its study.json ({exc}), so the games each "
+                "configuration was given are unknown"]
+    notes = []
+    for run in range(len(results.runs)):
+        have = sum(c.rows for c in results.chunks if c.run == run)
+        want = planned.get(run, 0)
+        if have < want:
+            notes.append(f"configuration {run} holds {have} of its {want} games (an interrupted study; a rerun "
+                         "completes it)")
+    return notes
+
+
+# ---- the games a study used --------------------------------------------------------------------
+class Unplayed(ResultsError):
+    """The store lacks games that a round of a balance search played."""
+
+    def __init__(self, message: str, short: list[tuple[int, int, int]], where: str):
+        super().__init__(message)
+        self.short = short  # (configuration, games stored, games the round played)
+        self.where = where
+
+
+def games_used(record: dict, results: Results) -> dict[int, int] | None:
+    """The games [0, n) of each configuration that the study's command used (summarised,
+    printed and wrote to its CSV tables) when it wrote ``record`` (its study.json), by
+    configuration number; None for a store without a record (``play --out``: all of it).
+    A study rerun with fewer ``--games`` uses the first ones of a store holding more, and
+    records that number; a balance search's numbers come from :func:`replay_balance`."""
+    if record.get("kind", "play") == "play" or "games_per_run" not in record:
+        return None
+    if record["kind"] == "balance":
+        return replay_balance(record, results)[1]
+    return {run: int(record["games_per_run"]) for run in range(len(results.runs))}
+
+
+def replay_balance(record: dict, results: Results):
+    """The race of a stored `playlab balance` search run again from its study.json's settings,
+    each round's games read from the store instead of played (the race is deterministic given
+    its games, so it takes the same rounds and decisions): ``(table, games)``, the command's
+    ``balance`` table and the games each configuration was given.  Raises :class:`Unplayed`
+    when a round's games are not all stored."""
+    import numpy as np
+    import pandas as pd
+
+    from . import balance_search as bs
+
+    vary = [f"{k}={','.join(map(str, v))}" for k, v in record["vary"].items()]
+    search = bs.build(results.runs[0]["game"], vary, record["targets"], ",".join(map(str, record["players"])),
+                      record["bots"], int(record["seed"]), int(record["budget"]), int(record["chunk"]))
+    # no round plays past games_per_run (the last round's games): a store holding more (left
+    # by an earlier search with a larger budget) is read only that far
+    frame = pd.concat([bs.compact(df) for _, _, df in results.iter_chunks(games=int(record["games_per_run"]))],
+                      ignore_index=True)
+    run, index = frame["run"].to_numpy(), frame["index"].to_numpy()
+    looks = []  # the games of each round so far
+
+    def play(study):
+        looks.append(study.games)
+        part = frame[np.isin(run, study.active) & (index < study.games)]
+        if len(part) != study.games * len(study.active):
+            held = part["run"].value_counts()
+            short = [(r, int(held.get(r, 0)), study.games) for r in study.active if held.get(r, 0) < study.games]
+            where = f"round {len(looks)} of the search plays"
+            raise Unplayed(f"{results.path}: the balance search played {study.games} games of each of "
+                           f"{len(study.active)} configurations in round {len(looks)}, the store holds "
+                           f"{len(part)} of them; rerun the search's command to complete it", short, where)
+        return part
+
+    table = bs.race(search, play)
+    games = {r: int(table["games_per_players"].iloc[v]) for v, runs in enumerate(search.runs) for r in runs}
+    return table, games
 
 
 def verify(directory: str | Path) -> list[StoreVerdict]:

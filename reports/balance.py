@@ -99,6 +99,11 @@ class StudyData:
     files: list[Path] = field(default_factory=list)
     results: Any = None   # the store, opened for reading (experiments.store.Results)
     only_runs: frozenset | None = None  # a part of the study (split_settings): its runs; None = all
+    # the games [0, n) of each configuration the study's command used (None: every stored
+    # game): a store may hold more, left by an earlier run of more --games
+    games: dict[int, int] | None = None
+    # a balance search's race, replayed once from the store (reports.recomputed.balance_table)
+    race_table: Any = None
 
     @property
     def kind(self) -> str:
@@ -125,11 +130,52 @@ WIDE_PREFIXES = ("card_",)
 
 def load_study(name: str, path: Path, results, record: dict) -> StudyData:
     """The study's games (without the wide per-card columns) from ``results``, an
-    :class:`experiments.store.Results`: every chunk verified as it is read."""
+    :class:`experiments.store.Results`: every chunk verified as it is read.  Only the games
+    the study's command used (``experiments.verify.games_used``): a rerun with fewer
+    ``--games`` summarises, prints and writes the first ones of a store holding more, and so
+    does the report."""
+    from experiments.store import ResultsError
+    from experiments.verify import games_used, replay_balance
+
     runs = results.runs
-    frame = results.frame(columns=lambda names: [c for c in names if not c.startswith(WIDE_PREFIXES)])
+    balance = None
+    if record.get("kind") == "balance":
+        # the race replayed once here gives both the games each variant was given and the
+        # section's table (reports.recomputed.balance_table)
+        balance, games = replay_balance(record, results)
+    else:
+        games = games_used(record, results)
+    parts = [df for _, _, df in used_chunks(
+        results, lambda names: [c for c in names if not c.startswith(WIDE_PREFIXES)], games)]
+    if not parts:
+        raise ResultsError(f"{results.path} holds no result chunks")
+    frame = pd.concat(parts, ignore_index=True)  # chunks come in (run, index) order
+    if games is not None:
+        held = frame["run"].value_counts()
+        short = [r for r, n in sorted(games.items()) if held.get(r, 0) < n]
+        if short:  # study.json says more games were used than are stored: refuse rather than report fewer
+            r = short[0]
+            raise ResultsError(f"{results.path}: configuration {r} holds {int(held.get(r, 0))} of the {games[r]} "
+                               f"games its study.json says were used; `playlab verify {results.path}` says more")
     frame["setting"] = setting_labels(record, runs, frame["run"].to_numpy())
-    return StudyData(name, path, results.path, record, runs, frame, [c.file for c in results.chunks], results)
+    return StudyData(name, path, results.path, record, runs, frame, [c.file for c in results.chunks], results,
+                     games=games, race_table=balance)
+
+
+def used_chunks(results, columns, games: dict[int, int] | None):
+    """(run, first index, frame) of each stored chunk (``Results.iter_chunks``: every chunk
+    verified), holding only the games the study used (``games``: per configuration; None:
+    all).  The store's reader cuts every configuration at one number (the largest here); a
+    balance search gave its variants different numbers (the race stops playing a variant
+    once it is decided), so a chunk is cut again at its own configuration's."""
+    top = max(games.values()) if games else None
+    for run, start, df in results.iter_chunks(columns, top):
+        keep = games.get(run, 0) if games else None
+        if keep is not None and start + len(df) > keep:
+            if start >= keep:
+                continue
+            df = df[df["index"] < keep].reset_index(drop=True)
+        yield run, start, df
 
 
 def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
@@ -141,7 +187,9 @@ def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarra
     labels = []
     for r, cfg in enumerate(runs):
         text = ", ".join(f"{k}={str(cfg['variant'].get(k)).lower()}" for k in vary)
-        labels.append(text + (" (baseline)" if r == record.get("baseline_run", 0) else ""))
+        # a sweep's baseline (all defaults) is its run ``baseline_run``; a balance search has
+        # none (its variants are raced against targets, not compared with one of them)
+        labels.append(text + (" (baseline)" if r == record.get("baseline_run") else ""))
     return np.asarray(labels, dtype=object)[run]
 
 
@@ -156,7 +204,7 @@ def split_settings(study: StudyData):
     for setting, frame in study.frame.groupby("setting", sort=False):
         runs = frozenset(int(r) for r in frame["run"].unique())
         yield str(setting), StudyData(study.name, study.path, study.store, study.record, study.runs, frame,
-                                      study.files, study.results, runs)
+                                      study.files, study.results, runs, study.games)
 
 
 def pooled_text(study: StudyData) -> str:
@@ -178,8 +226,9 @@ def pooled_text(study: StudyData) -> str:
 def read_wide(study: StudyData, prefix: str):
     """(run, players, truncated, columns, frame) per chunk, for the columns starting with
     ``prefix`` (each chunk verified by the store as it is read)."""
-    for _run, _start, t in study.results.iter_chunks(
-            columns=lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)]):
+    for _run, _start, t in used_chunks(
+            study.results, lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)],
+            study.games):
         cols = [c for c in t.columns if c.startswith(prefix)]
         if not cols or not len(t) or (study.only_runs is not None and int(t["run"].iloc[0]) not in study.only_runs):
             continue

@@ -5,7 +5,6 @@ them.  So the report prints the figures the command printed and reads nothing bu
 (not the CSV files beside it, which nothing checks)."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 #: bootstrap resamples of a tournament recorded before study.json kept its ``boot``
@@ -63,24 +62,11 @@ def tournament_tables(st) -> dict[str, pd.DataFrame]:
 def balance_table(st) -> pd.DataFrame:
     """The ``balance`` table of a stored `playlab balance` search, as the command computed it:
     the race is run again from study.json's settings, each round's games read from the store
-    instead of played (the race is deterministic given its games, so it takes the same rounds
-    and decisions)."""
-    from experiments import balance_search as bs
-    from experiments.store import ResultsError
+    instead of played (``experiments.verify.replay_balance``: the race is deterministic given
+    its games, so it takes the same rounds and decisions).  Replayed once per study (loading
+    it replays the race to learn the games each variant was given)."""
+    if st.race_table is None:
+        from experiments.verify import replay_balance
 
-    r = st.record
-    vary = [f"{k}={','.join(map(str, v))}" for k, v in r["vary"].items()]
-    search = bs.build(st.game, vary, r["targets"], ",".join(map(str, r["players"])), r["bots"], int(r["seed"]),
-                      int(r["budget"]), int(r["chunk"]))
-    frame = pd.concat([bs.compact(df) for _, _, df in st.results.iter_chunks()], ignore_index=True)
-    run, index = frame["run"].to_numpy(), frame["index"].to_numpy()
-
-    def play(study):
-        part = frame[np.isin(run, study.active) & (index < study.games)]
-        if len(part) != study.games * len(study.active):
-            raise ResultsError(f"{st.store}: the balance search played {study.games} games of each of "
-                               f"{len(study.active)} configurations in a round, the store holds "
-                               f"{len(part)} of them")
-        return part
-
-    return bs.race(search, play)
+        st.race_table = replay_balance(st.record, st.results)[0]
+    return st.race_table

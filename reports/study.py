@@ -23,16 +23,20 @@ def options_text(study: B.StudyData) -> str:
 
     info = load_game(study.game).INFO
     defaults = {o.name: o.default for o in info.options}
+    settings = pd.unique(B.setting_labels(study.record, study.runs, np.arange(len(study.runs))))
+    # a varied option is named in every setting the study ran, the one at its default too (a
+    # sweep's baseline, a balance variant); listing only the values away from the defaults
+    # would leave that setting out
+    vary = set(study.record.get("vary") or ()) if settings[0] else set()
     changed = set()
     for r in study.runs:
         for k, v in r["variant"].items():
-            if defaults.get(k) != v:
+            if k not in vary and defaults.get(k) != v:
                 changed.add(f"{k}={format_value(v)}")
-    vary = study.record.get("vary")
-    text = ", ".join(sorted(changed)) or "defaults"
+    text = ", ".join(sorted(changed))
     if vary:
-        text += "; varied: " + "; ".join(f"{k} in {', '.join(v)}" for k, v in vary.items())
-    return text
+        return (text + "; " if text else "") + f"{len(settings)} settings: " + "; ".join(settings)
+    return text or "defaults"
 
 
 
