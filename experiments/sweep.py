@@ -205,7 +205,9 @@ class Collector:
         cols.update({
             "turns": frame["turns"].to_numpy(np.float64) * nan_if_trunc,
             "decisions": frame["decisions"].to_numpy(np.float64) * nan_if_trunc,
-            "margin": (scores[:, -1] - scores[:, -2]) * nan_if_trunc,
+            # solo has no runner-up: no margin (its tests say so: nothing to test)
+            "margin": ((scores[:, -1] - scores[:, -2]) * nan_if_trunc if n > 1
+                       else np.full(len(frame), np.nan)),
             "truncated": trunc.astype(np.float64),
         })
         self.patterns[task.run] += tables.win_pattern_counts(wins[~trunc])
@@ -361,7 +363,8 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         lines.append("the seats hold different bots, so a seat's share here is that seat and its bot together")
     lines.append("")
     other = s[["setting"]].copy()
-    for m in ("turns", "decisions", "margin"):
+    # solo: no runner-up, so no margin column (sweep.csv keeps it, empty)
+    for m in ("turns", "decisions", "margin")[:3 if n > 1 else 2]:
         other[f"mean_{m}"] = s[f"mean_{m}"]
         other[f"{m} 95% CI"] = [f"[{a:.2f}, {b:.2f}]" for a, b in zip(s[f"{m}_low"], s[f"{m}_high"])]
     other["truncated_share"] = s["truncated_share"]
@@ -370,7 +373,8 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         other[f"win_share:{b}"] = s[f"win_share:{b}"]
         other[f"{b} 95% CI"] = ci(s[f"win_share:{b}:low"], s[f"win_share:{b}:high"])
     lines.append(other.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    lines.append("length, margin (winner minus runner-up score) and win shares are over decided games (truncated "
+    lines.append(("length, margin (winner minus runner-up score) and win shares" if n > 1 else
+                  "length and the win rate") + " are over decided games (truncated "
                  "ones left out); seat0_win_rate in sweep.csv counts a shared win for every sharer")
     t = tables["sweep_tests"]
     if len(t):

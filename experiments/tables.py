@@ -116,11 +116,12 @@ def seat_sole_wins(counts: np.ndarray, n: int) -> tuple[np.ndarray, int]:
 def equal_seats_p(counts: np.ndarray, n: int) -> float:
     """The p-value of equal seats from a win-pattern tally: ``stats.seat_equality_test``
     (chi-square) on the games one position won alone, the shared ones left out; nan without a
-    sole win.  Its warning about few expected wins is not repeated here (see that docstring)."""
+    sole win, and solo (one seat: nothing to compare).  Its warning about few expected wins is
+    not repeated here (see that docstring)."""
     import warnings
 
     sole, _ = seat_sole_wins(counts, n)
-    if not sole.sum():
+    if n < 2 or not sole.sum():
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
