@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
@@ -173,8 +174,10 @@ def read_model(path: str) -> Model:
             arrays = [np.ascontiguousarray(data[k], dtype=np.float64) for k in Model.ARRAYS]
     except FileNotFoundError:
         raise ModelError(f"bot {NAME}: no model file {path}") from None
-    except (OSError, KeyError, ValueError) as exc:
-        raise ModelError(f"bot {NAME}: {path} is not a learned model ({exc})") from None
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        # np.load raises EOFError on an empty file (which the CLI would take for the end of
+        # its input, a Ctrl-C) and BadZipFile on a cut-off one
+        raise ModelError(f"bot {NAME}: {path} is not a learned model ({type(exc).__name__}: {exc})") from None
     return Model(*arrays, meta=meta)
 
 

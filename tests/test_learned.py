@@ -86,6 +86,19 @@ def test_a_file_that_is_no_model_is_one_error_line(tmp_path, capsys):
     assert code != 0 and err.strip() == f"error: bot learned: no model file {tmp_path}/none.npz"
 
 
+@pytest.mark.parametrize("content", [b"", "cut"], ids=["empty", "cut-off"])
+def test_an_empty_or_cut_off_model_file_is_one_error_line(tmp_path, capsys, content):
+    """np.load raises EOFError on an empty file (which the CLI took for a Ctrl-C: "interrupted
+    during start-up", exit 130) and BadZipFile on a cut-off one (an internal error)."""
+    from bots.learned import shipped_path
+
+    path = tmp_path / "model.npz"
+    path.write_bytes(content if isinstance(content, bytes) else open(shipped_path("moon"), "rb").read()[:100])
+    code, out, err = run(capsys, "play", "moon", "--bots", f"learned:model={path},greedy,greedy", "--games", 3)
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith(f"error: bot learned: {path} is not a learned model"), err
+
+
 def test_every_game_has_a_model_that_fits():
     """The shipped model, or for a game without one the untrained network (greedy's moves)."""
     for game in ("moon", "shifting-stones", "sequence-stacks"):
