@@ -46,6 +46,18 @@ MAX_GAMES = 10**12  # games per configuration: chunk names hold a 12-digit first
 CHUNK_RE = re.compile(r"^part-(\d{4,})-(\d{12,})\.parquet$")
 
 
+KNOWN_FILES = {MANIFEST, LOCK, "report.html"}
+# a file being written atomically (this module's ``.NAME.tmp``, the report's ``.NAME.XXXX.tmp``)
+TEMPORARY_RE = re.compile(r"^\..+\.tmp$")
+
+
+def other_files(path: Path) -> list[str]:
+    """The names in results directory ``path`` that are none of its own files (a chunk,
+    the manifest, the lock, the report, a file being written): ``notes.txt``, a copy."""
+    return sorted(e.name for e in path.iterdir() if not CHUNK_RE.match(e.name) and e.name not in KNOWN_FILES
+                  and not TEMPORARY_RE.match(e.name))
+
+
 class ResultsError(ValueError):
     pass
 
@@ -212,6 +224,10 @@ class StudyStore:
                     raise ResultsError(f"{path / MANIFEST} gives a chunk size of {chunk} games, but records "
                                        f"{odd[0]}, a chunk of another size; restore the manifest or recompute "
                                        "into another --out directory")
+                other = other_files(path)
+                if other:  # a resume ignores them, as every reader does, and says so
+                    warnings.warn(ResultsWarning(f"{path}: ignoring {len(other)} file(s) that are not results "
+                                                 f"chunks ({_names(other)})"), stacklevel=2)
                 return cls(path, study, chunk, lock, stored.get("chunks"))
             store = cls(path, study, chunk, lock)
             store._save()
@@ -529,9 +545,6 @@ class ResultsWarning(UserWarning):
 
 
 # files playlab itself may leave in a store (``playlab report DIR`` of a play --out store)
-KNOWN_FILES = {MANIFEST, LOCK, "report.html"}
-# a file being written atomically (this module's ``.NAME.tmp``, the report's ``.NAME.XXXX.tmp``)
-TEMPORARY_RE = re.compile(r"^\..+\.tmp$")
 
 
 @dataclass
@@ -567,7 +580,6 @@ class Results:
         self.chunk = int(self.manifest["chunk"])
         records = self.manifest["chunks"]
         self.chunks: list[StoredChunk] = []
-        self.ignored: list[str] = []
         self.unrecorded: list[str] = []
         for entry in sorted(path.iterdir()):
             name = entry.name
@@ -577,8 +589,7 @@ class Results:
                                                entry, records[name]))
             elif m:
                 self.unrecorded.append(name)
-            elif name not in KNOWN_FILES and not TEMPORARY_RE.match(name):
-                self.ignored.append(name)
+        self.ignored = other_files(path)
         self.missing = sorted(n for n in records if not (path / n).is_file())
         self.chunks.sort(key=lambda c: (c.run, c.start))
 

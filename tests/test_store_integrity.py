@@ -108,6 +108,23 @@ def test_5_a_stray_copy_of_a_chunk_is_ignored_and_named(tmp_path, capsys):
     assert "300 games" in (out / "report.html").read_text().replace(",", "")
 
 
+def test_a_resume_names_the_files_it_ignores(tmp_path, capsys):
+    """As every reader does: a rerun into the folder (here extending it) says in one warning
+    line which files it leaves alone, and the games are those of a clean folder."""
+    out, _ = store(tmp_path, games=200)
+    (out / "notes.txt").write_text("mine")
+    shutil.copy(parts(out)[0], out / "part-0000-000000000000 (copy).parquet")
+    code, _, err = cli_run(capsys, "play", "moon", "--bots", "random", "--games", 300, "--seed", 3, "--out", out,
+                           "--threads", 1)
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert warned == [f"warning: {out}: ignoring 2 file(s) that are not results chunks (notes.txt, "
+                      "part-0000-000000000000 (copy).parquet)"], err
+    clean, _ = store(tmp_path, name="clean", games=300)
+    with pytest.warns(ResultsWarning):
+        pd.testing.assert_frame_equal(read_results(out), read_results(clean))
+
+
 def test_6_an_edited_seed_fails_the_report(tmp_path, capsys):
     out, _ = store(tmp_path)
     (out / MANIFEST).write_text((out / MANIFEST).read_text().replace('"seed": 3', '"seed": 4'))
