@@ -26,8 +26,8 @@ def _study_options(games_help):
                          help=f"{games_help}  [default: {DEFAULT_STUDY_GAMES}, or chosen by --ci-width]"),
             click.option("--ci-width", "ci_width", type=float, default=None, metavar="W",
                          help="choose --games in advance for a 95% interval half-width W (0 < W < 0.5)  [default: none]"),
-            click.option("--pilot", type=float, default=0.5, show_default=True,
-                         help="with --ci-width: the proportion to plan for (0.5 is the worst case)"),
+            click.option("--pilot", type=float, default=None,
+                         help="with --ci-width: the proportion to plan for  [default: 0.5, the worst case]"),
             click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help=SEED_HELP),
             click.option("--out", type=click.Path(file_okay=False), default=None, callback=_remember_store,
                          help="write tables (CSV), plots, study.json and the Parquet results here (resumable)  "
@@ -45,7 +45,11 @@ def _study_options(games_help):
 def _study_games(n_games, ci_width, pilot, what):
     """--games, or the number chosen in advance for --ci-width (never by watching results)."""
     if ci_width is None:
+        if pilot is not None:  # it plans nothing without --ci-width: said, not silently dropped
+            raise click.UsageError("--pilot only works with --ci-width (it is the proportion the interval's width "
+                                   "is planned for)")
         return (n_games or DEFAULT_STUDY_GAMES), None
+    pilot = 0.5 if pilot is None else pilot
     if n_games is not None:
         raise click.UsageError("give --games or --ci-width, not both")
     if not 0.0 < ci_width < 0.5:

@@ -199,6 +199,8 @@ def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
     (["play", "moon", "--games", "100000000000000000000000"], "1<=x<=1000000000000"),
     (["fpa", "moon", "--ci-width", "1e-9"], "needs 9.6e+17 games per player count, more than the 100,000,000 it plans at most"),
     (["fpa", "moon", "--ci-width", "0.01", "--pilot", "1.5"], "--pilot: must be between 0 and 1"),
+    (["fpa", "moon", "--games", "10", "--pilot", "0.3"], "--pilot only works with --ci-width"),
+    (["sweep", "moon", "--vary", "target_score=7", "--pilot", "0.3"], "--pilot only works with --ci-width"),
     (["play", "shifting-stones", "--bots", "greedy:depth=1:depth=2", "--games", "5"], "parameter depth given twice"),
     (["play", "moon", "--games", "5", "--cluster", "bogus://x:1"], "unknown address scheme 'bogus'"),
 ])
