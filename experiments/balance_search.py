@@ -210,7 +210,7 @@ def build(game: str, vary: Sequence[str], targets: Sequence[str], players: str |
     parsed = [parse_target(t, game) for t in targets]
     grid = parse_vary(game, vary)
     info = load_game(game).INFO
-    counts = parse_players(players, info)
+    counts = parse_players(players, info, "balance searches")
     if "," in bots:
         raise OptionError("balance puts the same bot in every seat: give one spec in --bots")
     names = list(grid)

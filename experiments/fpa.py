@@ -28,9 +28,9 @@ from .study import Study
 MOON_POSITIONS = 3  # Moon's bidding positions: first, second and third to bid
 
 
-def parse_players(text: str | None, info) -> list[int]:
+def parse_players(text: str | None, info, what: str = "first-player studies") -> list[int]:
     """``2-5``, ``3`` or ``2,3,5``; every count must be one the game allows (and at least
-    2: one seat has nobody to be ahead of)."""
+    2: one seat has nobody to be ahead of).  ``what`` names the study in the message."""
     lo_game = max(2, info.min_players)
     if text is None:
         return list(range(lo_game, info.max_players + 1))
@@ -47,7 +47,7 @@ def parse_players(text: str | None, info) -> list[int]:
             else f"{lo_game}-{info.max_players}")
     for n in counts:
         if not (lo_game <= n <= info.max_players):
-            raise ValueError(f"--players {text}: {info.name} first-player studies take {span} players, not {n}")
+            raise ValueError(f"--players {text}: {info.name} {what} take {span} players, not {n}")
     return sorted(set(counts))
 
 
