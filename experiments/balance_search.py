@@ -306,6 +306,8 @@ def format_table(search: Search, table: pd.DataFrame) -> str:
                 if f"{key}:value" in row and not pd.isna(row[f"{key}:value"]):
                     cells.append(f"{n}p {g(row[f'{key}:value'])} [{g(row[f'{key}:ci_low'])}, "
                                  f"{g(row[f'{key}:ci_high'])}] {row[f'{key}:meets']}")
+                else:  # a metric no game measured (a bid nobody made): why it stays undecided
+                    cells.append(f"{n}p not measured in any of its games")
             lines.append(f"             {t.metric}: " + "; ".join(cells))
     met = int((table["meets"] == MEETS).sum())
     lines.append(f"{met} variant(s) meet every target; {int((table['meets'] == FAILS).sum())} fail one; "

@@ -374,7 +374,7 @@ def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollout
                    "variant)")
 @click.option("--target", "targets", multiple=True, required=True, metavar="T",
               help="METRIC<=X, METRIC>=X or METRIC=A..B, checked at every player count (metrics: fpa, turns, "
-                   "margin, truncated; repeatable)")
+                   "margin, truncated, and the game's own, which a malformed --target lists; repeatable)")
 @click.option("--players", default=None, metavar="N|A-B",
               help="player counts: N, A-B or a comma list  [default: every count of 2 or more the game allows]")
 @click.option("--bots", "bot_spec", default="greedy", show_default=True, help="the bot in every seat (one spec)")
