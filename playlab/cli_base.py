@@ -215,7 +215,33 @@ class _Stopped(Exception):
     only "Aborted") to :func:`main`."""
 
 
+class _Command(click.Command):
+    """A command whose single-valued options may be given once: click keeps the last of
+    ``--bots greedy --bots random`` without a word, where fpa and sweep take repeated
+    ``--bots`` as several studies and ``--variant`` refuses a name given twice."""
+
+    def parse_args(self, ctx, args):
+        once = {}
+        for p in self.params:
+            if isinstance(p, click.Option) and not p.multiple and not p.count:
+                for name in p.opts:
+                    once[name] = p
+        seen = set()
+        for arg in args:
+            if arg == "--":
+                break
+            name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+            p = once.get(name)
+            if p is not None:
+                if p.name in seen:
+                    raise click.UsageError(f"{name} given twice: it takes one value", ctx=ctx)
+                seen.add(p.name)
+        return super().parse_args(ctx, args)
+
+
 class _Group(click.Group):
+    command_class = _Command
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)

@@ -47,6 +47,8 @@ def one_error(capsys, *args):
     (["sweep", "moon", "--vary", "min_bid=5", "--vary", "min_bid=6"], "--vary min_bid given twice"),
     (["sweep", "moon", "--vary", "widow"], "malformed --vary 'widow'"),
     (["play", "moon", "--games", 2, "--trace-games", 5], "--trace-games needs --trace"),
+    (["play", "moon", "--bots", "greedy", "--bots", "random"], "--bots given twice: it takes one value"),
+    (["play", "moon", "--games", 5, "--games=7"], "--games given twice: it takes one value"),
     (["fpa", "shifting-stones", "--players", 1], "shifting-stones first-player studies take 2-5 players, not 1"),
     (["balance", "shifting-stones", "--players", 1, "--vary", "hand_size=5", "--target", "turns<=30"],
      "shifting-stones balance searches take 2-5 players, not 1"),
