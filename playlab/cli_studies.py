@@ -267,6 +267,15 @@ def _by_bot(kind, game, bot_specs, ladder, build, one, out, as_json):
     # every study is built (its specs, player counts and options checked) before the first
     # plays: a bad third --bots is one error line, not found after two studies' work
     studies = [build(spec) for spec in specs]
+    # the same bot written two ways (mcts:iterations=08, parameters in another order) would
+    # run the same study twice into two folders: refused, as tournament refuses it
+    labels = [",".join(dict.fromkeys(st.configs[0].bot_labels)) if len(set(st.configs[0].bot_labels)) == 1
+              else ",".join(st.configs[0].bot_labels) for st in studies]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            j = labels.index(label)
+            raise click.UsageError(f"--bots {specs[j]} and --bots {specs[i]} are the same bot ({label}): give "
+                                   "each once")
     if len(specs) == 1:
         one(studies[0], out, None)
         return

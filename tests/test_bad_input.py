@@ -48,6 +48,8 @@ def one_error(capsys, *args):
     (["sweep", "moon", "--vary", "widow"], "malformed --vary 'widow'"),
     (["play", "moon", "--games", 2, "--trace-games", 5], "--trace-games needs --trace"),
     (["play", "moon", "--bots", "greedy", "--bots", "random"], "--bots given twice: it takes one value"),
+    (["fpa", "moon", "--bots", "mcts:iterations=8:depth=2", "--bots", "mcts:depth=2:iterations=08"],
+     "--bots mcts:iterations=8:depth=2 and --bots mcts:depth=2:iterations=08 are the same bot"),
     (["play", "moon", "--games", 5, "--games=7"], "--games given twice: it takes one value"),
     (["fpa", "shifting-stones", "--players", 1], "shifting-stones first-player studies take 2-5 players, not 1"),
     (["balance", "shifting-stones", "--players", 1, "--vary", "hand_size=5", "--target", "turns<=30"],
