@@ -334,9 +334,9 @@ def _by_bot(kind, game, bot_specs, ladder, build, one, out, as_json):
               help="games per seat against greedy for each point of the learning curve")
 @click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="seed of the teacher's games, the initial weights and the minibatches")
 @_variant_option
-@click.option("--out", type=click.Path(file_okay=False), required=True,
+@click.option("--out", type=click.Path(file_okay=False), default=None,
               help="folder for the teacher's games, the training state, model.npz, curve.csv and curve.png "
-                   "(rerun with the same options to resume)")
+                   "(rerun with the same options to resume)  [default: train-GAME-seedS here]")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="processes playing the teacher's games")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads of the learning-curve games  [default: all cores]")
 @click.option("--progress/--no-progress", default=None, help="progress bar on stderr  [default: on a terminal]")
@@ -366,6 +366,8 @@ def train(game, teacher, players, teacher_games, epochs, hidden, base, q_rollout
                          hidden, eval_games, base=base_label(values) if values else "", q_rollouts=q_rollouts,
                          q_depth=q_depth, q_temperature=q_temperature, lr=lr, average_from=average_from,
                          calibrate_games=calibrate_games)
+    out = out or f"train-{game}-seed{seed}"
+    _check_out_dir(out)
     result = run_train(config, out, workers=workers, threads=threads, progress=progress)
     curve = result["curve"]
     click.echo(curve[["epoch", "loss", "teacher_agreement", "win_rate", "ci_low", "ci_high"]]

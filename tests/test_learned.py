@@ -141,15 +141,18 @@ def test_train_refuses_a_bad_teacher_in_one_line(tmp_path, capsys):
     assert not (tmp_path / "t").exists()
 
 
-def test_train_runs_from_the_command_line_on_a_game_with_a_path_option(tmp_path, capsys):
+def test_train_runs_from_the_command_line_on_a_game_with_a_path_option(tmp_path, capsys, monkeypatch):
     """Shifting Stones' packaged deck resolves to "", which is no valid --variant: the training
     must carry only the options set away from their defaults (it once stopped at once on
-    `error: option deck needs a file path`)."""
-    out = tmp_path / "t"
+    `error: option deck needs a file path`).  Without --out (optional, as shared/spec/cli.md
+    has it) it writes to train-GAME-seedS here."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "train-shifting-stones-seed3"
     code, text, err = run(capsys, "train", "shifting-stones", "--teacher", "greedy:depth=1", "--teacher-games", 8,
                           "--epochs", 1, "--hidden", 4, "--eval-games", 4, "--seed", 3, "--workers", 1,
-                          "--threads", 1, "--out", out, "--no-progress")
+                          "--threads", 1, "--no-progress")
     assert code == 0, err
+    assert "learned:model=train-shifting-stones-seed3/model.npz" in text
     assert json.loads((out / "train.json").read_text())["variant"] == {}
     model = read_model(str(out / "model.npz"))
     assert model.meta["game"] == "shifting-stones" and model.meta["teacher"] == "greedy:depth=1"
