@@ -319,10 +319,15 @@ def tune(game, bot, grid_items, against, players, n_games, seed, variant, thread
                      parse_variant_args(variant), threads, progress)
     if as_json:
         click.echo(json.dumps(to_jsonable({"game": game, "players": n, "against": field.bot_labels[0], "seed": seed,
-                                           "games_per_seat": n_games, "chance": 1.0 / n, "table": table})))
+                                           "games_per_seat": n_games, "chance": 1.0 / n if n > 1 else None,
+                                           "table": table})))
         return
-    click.echo(f"{field.info.title}, {players_text(n)}: {bot} in each seat in turn against {field.bot_labels[0]} "
-               f"in the others, {n_games} games per seat, seed {seed}; chance win rate 1/{n} = {1.0 / n:.4f}")
+    if n == 1:  # solo: no seat to turn, nobody to beat, and no chance level to hold a rate against
+        click.echo(f"{field.info.title}, solo: {bot} alone, {n_games} games, seed {seed}; the win rate is the share "
+                   "of games won")
+    else:
+        click.echo(f"{field.info.title}, {players_text(n)}: {bot} in each seat in turn against {field.bot_labels[0]} "
+                   f"in the others, {n_games} games per seat, seed {seed}; chance win rate 1/{n} = {1.0 / n:.4f}")
     click.echo(table.drop(columns=["bot"]).to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     click.echo("win rates over decided games with 95% Wilson intervals; every candidate plays the same deals")
 

@@ -250,6 +250,16 @@ def test_a_solo_sweep_has_win_rates_and_no_margin(capsys, tmp_path):
     assert tests.loc[tests["metric"] == "turns", "tested"].all()
 
 
+def test_a_solo_tune_names_no_chance_level(capsys):
+    code, text, err = run(capsys, "tune", "shifting-stones", "--players", "1", "--bot", "greedy", "--grid",
+                          "depth=1,2", "--games", "6", "--threads", "1")
+    assert code == 0, err
+    assert "solo: greedy alone, 6 games" in text and "chance" not in text
+    code, text, err = run(capsys, "tune", "shifting-stones", "--players", "1", "--bot", "greedy", "--grid",
+                          "depth=1,2", "--games", "6", "--threads", "1", "--json")
+    assert code == 0 and json.loads(text)["chance"] is None
+
+
 def test_sweep_grid_json(capsys):
     code, out, err = run(capsys, "sweep", "shifting-stones", "--vary", "end_trigger=6,8", "--vary",
                          "bonus_points=0,3", "--bots", "random,greedy", "--games", "20", "--json")
