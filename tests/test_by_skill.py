@@ -93,15 +93,16 @@ def test_sweep_under_two_bots_as_json(tmp_path):
 
 
 def test_a_bot_with_other_parameters_has_no_ladder_level(tmp_path):
-    """The ladder measured each bot at its defaults: mcts with 8 iterations (which greedy
-    beats) is not the ladder's "strong" mcts; the same values written out are."""
+    """The ladder measured each bot at its defaults: greedy searching one move (mcts with 8
+    iterations, which greedy beats, was labelled "strong") is not the ladder's greedy; the
+    default values written out are."""
     out = tmp_path / "fpa"
-    r = run("fpa", "shifting-stones", "--bots", "mcts:iterations=8", "--bots", "greedy:replan=0",
+    r = run("fpa", "shifting-stones", "--bots", "greedy:depth=1", "--bots", "greedy:replan=0",
             "--bots", "random", "--players", "2", "--games", 4, "--seed", 3, "--out", out, "--no-progress")
     assert r.exit_code == 0, r.output
     rows = pd.read_csv(out / "fpa_by_bot.csv", keep_default_na=False).set_index("bot")
-    assert L.level("shifting-stones", "mcts") == "strong"
-    assert rows.loc["mcts:iterations=8", "level"] == ""
+    assert L.level("shifting-stones", "greedy") == "intermediate"
+    assert rows.loc["greedy:depth=1", "level"] == ""
     # greedy's default replan, given: the ladder's greedy (labelled as the bare name)
     assert rows.loc["greedy", "level"] == "intermediate"
     assert rows.loc["random", "level"] == "novice"

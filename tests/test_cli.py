@@ -235,15 +235,16 @@ def test_a_solo_sweep_has_win_rates_and_no_margin(capsys, tmp_path):
     """Solo has no runner-up: the sweep (which crashed on the margin) reports the win rate and
     length per setting, its margin column empty and left out of the printed table and tests."""
     out = tmp_path / "solo"
-    # the planner wins some solo games (greedy none), so the win rates have something to show
+    # greedy (which wins no solo game) rather than the planner: its kernels are compiled for
+    # other tests already, the planner's cost two minutes here
     code, text, err = run(capsys, "sweep", "shifting-stones", "--players", "1", "--vary", "hand_size=5", "--bots",
-                          "planner", "--games", "30", "--seed", "2", "--threads", "1", "--out", str(out))
+                          "greedy", "--games", "30", "--seed", "2", "--threads", "1", "--out", str(out))
     assert code == 0, err
     assert "1 player" in text and "mean_margin" not in text and "mean_turns" in text
     table = pd.read_csv(out / "sweep.csv")
     assert list(table["setting"]) == ["hand_size=4 (baseline)", "hand_size=5"]
     assert table["mean_margin"].isna().all() and (table["mean_turns"] > 0).all()
-    assert table["seat0_share"].between(0, 1).all() and table["seat0_share"].sum() > 0
+    assert table["seat0_share"].between(0, 1).all()
     assert table["p_equal_seats"].isna().all()  # one seat: nothing to compare
     tests = pd.read_csv(out / "sweep_tests.csv")
     assert not tests.loc[tests["metric"] == "margin", "tested"].any()
