@@ -220,22 +220,24 @@ def sweep(game, vary, players, bot_specs, ladder, metrics, n_games, ci_width, pi
     _by_bot("sweep", game, bot_specs, ladder, build, one, out, as_json)
 
 
-def _ladder_level(game, spec):
-    """The ladder's level of the one bot ``spec`` seats everywhere, or None: the ladder
-    measured each bot at its defaults, so a spec that sets other values (mcts with 8
-    iterations is no "strong" bot), another model, or several bots has no level."""
+def _ladder_level(game, bots):
+    """The ladder's level of the one bot a study seats everywhere (``bots``: its parsed
+    seats), or None: the ladder measured each bot at its defaults, so a bot with other
+    values (mcts with 8 iterations is no "strong" bot), another model, or several bots has
+    no level."""
     from bots.ladder import level
     from bots.registry import parse_bot
     from simcore.games import load_game
 
-    if len(set(spec.split(","))) != 1:
+    if len({b.label for b in bots}) != 1:
         return None
-    module = load_game(game)
-    one = spec.split(",")[0].strip()
-    bot = parse_bot(module, one)
-    name = one.split(":")[0]
-    # text parameters (learned's model=FILE) make another bot too
-    if bot.is_agent or bot.text or bot.values != parse_bot(module, name).values:
+    bot = bots[0]
+    if bot.is_agent:
+        return None
+    name = bot.given_name or bot.name
+    # text parameters (learned's model=FILE) make another bot too; an alias (expert) has
+    # defaults of its own, which parsing its bare name gives
+    if bot.text or bot.values != parse_bot(load_game(game), name).values:
         return None
     return level(game, name)
 
@@ -286,7 +288,7 @@ def _by_bot(kind, game, bot_specs, ladder, build, one, out, as_json):
             click.echo(f"=== {kind} under {spec} ===")
         label, t = one(study, os.path.join(out, name) if out else None, records)
         tables[label] = t
-        levels[label] = _ladder_level(game, spec)
+        levels[label] = _ladder_level(game, study.configs[0].bots)
         if not as_json:
             click.echo("")
     combined = (by_skill.fpa_by_bot if kind == "fpa" else by_skill.sweep_by_bot)(tables, levels)
