@@ -224,9 +224,9 @@ class _Command(click.Command):
         once = {}
         for p in self.params:
             if isinstance(p, click.Option) and not p.multiple and not p.count:
-                for name in p.opts:
+                for name in (*p.opts, *p.secondary_opts):  # --progress and --no-progress are one option
                     once[name] = p
-        seen = set()
+        seen = {}
         for arg in args:
             if arg == "--":
                 break
@@ -234,8 +234,9 @@ class _Command(click.Command):
             p = once.get(name)
             if p is not None:
                 if p.name in seen:
-                    raise click.UsageError(f"{name} given twice: it takes one value", ctx=ctx)
-                seen.add(p.name)
+                    what = name if seen[p.name] == name else f"{seen[p.name]} and {name} (one option)"
+                    raise click.UsageError(f"{what} given twice: it takes one value", ctx=ctx)
+                seen[p.name] = name
         return super().parse_args(ctx, args)
 
 

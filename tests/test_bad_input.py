@@ -51,6 +51,7 @@ def one_error(capsys, *args):
     (["fpa", "moon", "--bots", "mcts:iterations=8:depth=2", "--bots", "mcts:depth=2:iterations=08"],
      "--bots mcts:iterations=8:depth=2 and --bots mcts:depth=2:iterations=08 are the same bot"),
     (["play", "moon", "--games", 5, "--games=7"], "--games given twice: it takes one value"),
+    (["play", "moon", "--progress", "--no-progress"], "--progress and --no-progress (one option) given twice"),
     (["fpa", "shifting-stones", "--players", 1], "shifting-stones first-player studies take 2-5 players, not 1"),
     (["balance", "shifting-stones", "--players", 1, "--vary", "hand_size=5", "--target", "turns<=30"],
      "shifting-stones balance searches take 2-5 players, not 1"),
@@ -262,21 +263,18 @@ def test_cluster_addresses_dask_cannot_parse_are_refused_before_a_client(capsys,
     assert not out.exists()
 
 
-def test_an_unparsable_cluster_address_is_one_line_at_once_in_a_fresh_process(tmp_path):
+def test_an_unparsable_cluster_address_is_one_line_in_a_fresh_process(tmp_path):
+    """In a process of its own, so that a half-built Client's ``__del__`` would run at exit."""
     import subprocess
     import sys
-    import time
 
-    start = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "playlab.cli", "fpa", "moon", "--bots", "greedy", "--games", "5",
                            "--threads", "1", "--cluster", "tcp://"], capture_output=True, text=True, cwd=tmp_path,
                           timeout=120)
-    took = time.monotonic() - start
     assert done.returncode == 2 and done.stdout == ""
-    # before the fix: the error line, then "Exception ignored in: <function Client.__del__" and
-    # a traceback after a 20 s timeout
+    # before the fix: the error line, then (after a 20 s timeout) "Exception ignored in:
+    # <function Client.__del__" and a traceback; no timing is asserted (speed is no test's business)
     assert done.stderr.startswith("error: --cluster tcp://: missing port number") and done.stderr.count("\n") == 1
-    assert took < 15, took
 
 
 @pytest.mark.parametrize("command", [
