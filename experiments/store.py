@@ -639,17 +639,20 @@ class Results:
             raise ResultsError(f"{self.path}: {problems[0]}; `playlab verify {self.path}` lists every problem, "
                                "and rerunning the study's command recomputes what is missing")
 
-    def iter_chunks(self, columns=None, games: int | None = None) -> Iterator[tuple[int, int, pd.DataFrame]]:
+    def iter_chunks(self, columns=None, games: int | dict[int, int] | None = None
+                    ) -> Iterator[tuple[int, int, pd.DataFrame]]:
         """(run, first index, frame) of every chunk in order, each verified as it is read
         (:func:`load_chunk`), so a summary can stream a study in constant memory.  With
-        ``games``: only games [0, games) of each configuration."""
+        ``games``: only games [0, games) of each configuration, or of configuration r
+        [0, games[r]) (a balance race gives its variants different numbers; one missing: none)."""
         self.check_coverage()
         for c in self.chunks:
-            if games is not None and c.start >= games:
+            keep = games.get(c.run, 0) if isinstance(games, dict) else games
+            if keep is not None and c.start >= keep:
                 continue
             df = load_chunk(c.file, c.record, c.run, c.start, self.study, columns).to_pandas()
-            if games is not None and c.start + c.rows > games:
-                df = df[df["index"] < games].reset_index(drop=True)
+            if keep is not None and c.start + c.rows > keep:
+                df = df[df["index"] < keep].reset_index(drop=True)
             yield c.run, c.start, df
 
     def frame(self, columns=None, games: int | None = None) -> pd.DataFrame:

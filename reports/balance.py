@@ -145,8 +145,8 @@ def load_study(name: str, path: Path, results, record: dict) -> StudyData:
         balance, games = replay_balance(record, results)
     else:
         games = games_used(record, results)
-    parts = [df for _, _, df in used_chunks(
-        results, lambda names: [c for c in names if not c.startswith(WIDE_PREFIXES)], games)]
+    parts = [df for _, _, df in results.iter_chunks(
+        lambda names: [c for c in names if not c.startswith(WIDE_PREFIXES)], games)]
     if not parts:
         raise ResultsError(f"{results.path} holds no result chunks")
     frame = pd.concat(parts, ignore_index=True)  # chunks come in (run, index) order
@@ -160,22 +160,6 @@ def load_study(name: str, path: Path, results, record: dict) -> StudyData:
     frame["setting"] = setting_labels(record, runs, frame["run"].to_numpy())
     return StudyData(name, path, results.path, record, runs, frame, [c.file for c in results.chunks], results,
                      games=games, race_table=balance)
-
-
-def used_chunks(results, columns, games: dict[int, int] | None):
-    """(run, first index, frame) of each stored chunk (``Results.iter_chunks``: every chunk
-    verified), holding only the games the study used (``games``: per configuration; None:
-    all).  The store's reader cuts every configuration at one number (the largest here); a
-    balance search gave its variants different numbers (the race stops playing a variant
-    once it is decided), so a chunk is cut again at its own configuration's."""
-    top = max(games.values()) if games else None
-    for run, start, df in results.iter_chunks(columns, top):
-        keep = games.get(run, 0) if games else None
-        if keep is not None and start + len(df) > keep:
-            if start >= keep:
-                continue
-            df = df[df["index"] < keep].reset_index(drop=True)
-        yield run, start, df
 
 
 def setting_labels(record: dict, runs: list[dict], run: np.ndarray) -> np.ndarray:
@@ -226,9 +210,8 @@ def pooled_text(study: StudyData) -> str:
 def read_wide(study: StudyData, prefix: str):
     """(run, players, truncated, columns, frame) per chunk, for the columns starting with
     ``prefix`` (each chunk verified by the store as it is read)."""
-    for _run, _start, t in used_chunks(
-            study.results, lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)],
-            study.games):
+    for _run, _start, t in study.results.iter_chunks(
+            lambda names: ["players", "truncated"] + [c for c in names if c.startswith(prefix)], study.games):
         cols = [c for c in t.columns if c.startswith(prefix)]
         if not cols or not len(t) or (study.only_runs is not None and int(t["run"].iloc[0]) not in study.only_runs):
             continue
