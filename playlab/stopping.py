@@ -59,8 +59,14 @@ def stopped_line(message: str | None = None) -> str:
         return "interrupted while reading results; nothing was written"
     if not store:
         return message or f"interrupted during {where}; no games are stored (--out DIR keeps finished chunks to resume)"
+    from pathlib import Path
+
     from experiments.store import stored_count
 
+    if not Path(store).exists():
+        # stopped before the study made its folder: say so, not "0 games are stored in" a
+        # folder the user will not find
+        return f"interrupted during {where}; nothing was written ({store} was not created yet)"
     if where == "simulation" and STATE["total"] is not None:
         # the study's own wording: a stop while a compiled chunk holds the main thread past
         # the grace is the same stop as one the study catches

@@ -34,7 +34,8 @@ def stop_in(phase, sig, out, games, hold=True, after=0.0):
 
 
 @pytest.mark.parametrize("phase, sig, games, says", [
-    ("start-up", signal.SIGTERM, 100, "interrupted during start-up: 0 games are stored in {results}"),
+    ("start-up", signal.SIGTERM, 100, "interrupted during start-up; nothing was written ({results} was not "
+                                      "created yet)"),
     # held in the main thread before a chunk: the line the watchdog prints when a compiled
     # chunk outlasts its grace, worded as the study's own
     ("simulation", signal.SIGINT, 100, "interrupted: 0 of 600 games are stored in {results}"),
@@ -45,7 +46,8 @@ def test_a_stop_in_each_phase_is_quick_and_says_what_is_stored(tmp_path, phase, 
     out = tmp_path / "t"
     seconds, code, lines = stop_in(phase, sig, out, games)
     assert code == 130 and seconds < 1.0, (seconds, lines)
-    assert lines == [f"error: {says.format(results=out / 'results')}; rerun the same command to resume"]
+    tail = "" if phase == "start-up" else "; rerun the same command to resume"
+    assert lines == [f"error: {says.format(results=out / 'results')}{tail}"]
 
 
 def test_a_stop_while_simulating_is_quick_and_says_what_is_stored(tmp_path):
