@@ -167,6 +167,15 @@ def _check_writable(path, option):
         raise click.BadParameter(f"directory {parent} does not exist", param_hint=option)
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise click.BadParameter(f"{path} is not writable", param_hint=option)
+    # os.access answers yes to root everywhere, /proc and read-only mounts included: make
+    # (and drop) a file beside it, so the games are not played for a file that cannot be written
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".playlab-probe-"):
+            pass
+    except OSError as exc:
+        raise click.BadParameter(f"{path} is not writable ({exc.strerror or exc})", param_hint=option) from None
 
 
 def _check_out_dir(path, option="--out"):

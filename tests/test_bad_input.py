@@ -78,6 +78,14 @@ def test_unwritable_outputs_are_refused_before_running(capsys, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["afile"]  # nothing left behind
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_a_trace_file_nobody_can_write_is_refused_before_the_games(capsys):
+    # /proc takes no new files even from root, whom os.access tells "writable" everywhere
+    for command in (["play", "moon", "--games", 2], ["human", "moon"]):
+        line = one_error(capsys, *command, "--trace", "/proc/playlab-no-such.jsonl")
+        assert "--trace" in line and "is not writable" in line, line
+
+
 def test_missing_and_corrupt_files(capsys, tmp_path):
     assert "holds no playlab studies" in one_error(capsys, "report", tmp_path)
     bad = tmp_path / "deck.json"
