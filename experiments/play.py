@@ -144,7 +144,8 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
                if v != next(o.default for o in config.info.options if o.name == k)}
     if changed:
         lines.append("variant: " + ", ".join(f"{k}={format_value(v)}" for k, v in changed.items()))
-    lines.append(f"{'seat':>4}  {'bot':<24} {'wins':>8} {'shared':>7}  {'win rate':>8}  {'95% CI':>17}  "
+    w = max([24] + [len(b) for b in table["bot"]])  # the bot column as wide as its longest name
+    lines.append(f"{'seat':>4}  {'bot':<{w}} {'wins':>8} {'shared':>7}  {'win rate':>8}  {'95% CI':>17}  "
                  f"{'win share':>9}  {'95% CI':>17}  {'mean score':>10}")
 
     def ci(lo, hi):
@@ -154,14 +155,14 @@ def format_summary(config: RunConfig, outcome: RunOutcome) -> str:
         return f"{x:.4f}" if x == x else "n/a"
 
     for r in table.itertuples():
-        lines.append(f"{r.seat:>4}  {r.bot:<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
+        lines.append(f"{r.seat:>4}  {r.bot:<{w}} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
                      f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  {ci(r.share_low, r.share_high):>17}  "
                      f"{r.mean_score:>10.2f}")
     pos = outcome.summary.position_table()
     if pos is not None:
         lines.append(f"by position from the first player ({outcome.summary.first_col}, drawn by the game; 0 = first):")
         for r in pos.itertuples():
-            lines.append(f"{r.position:>4}  {'':<24} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
+            lines.append(f"{r.position:>4}  {'':<{w}} {r.wins:>8} {r.shared_wins:>7}  {num(r.win_rate):>8}  "
                          f"{ci(r.ci_low, r.ci_high):>17}  {num(r.win_share):>9}  "
                          f"{ci(r.share_low, r.share_high):>17}")
     note = shared_wins_note(int(table["shared_wins"].sum()))

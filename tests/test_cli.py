@@ -92,6 +92,20 @@ def test_play_summary_parquet_and_traces(capsys, tmp_path):
         assert t["result"]["scores"] == [int(row[f"score_{s}"]) for s in range(3)]
 
 
+def test_the_play_table_stays_aligned_with_a_long_bot_name(capsys):
+    long = "bidder:aggression=0.75:moon_threshold=8.5"
+    code, out, err = run(capsys, "play", "moon", "--games", "6", "--bots", f"greedy,{long},random")
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("seat  bot"))
+    rows = [line for line in lines if line[:4].strip().isdigit()]
+    assert len(rows) == 6 and any(long in r for r in rows)  # 3 seats and 3 positions
+    # every number column ends where its heading does
+    for heading in ("wins", "shared", "win rate", "win share"):
+        end = header.index(heading) + len(heading)
+        assert all(r[end - 1] != " " and (len(r) == end or r[end] == " ") for r in rows), heading
+
+
 def test_show_prints_a_readable_game(capsys):
     code, out, _ = run(capsys, "show", "moon", "--seed", "2", "--index", "3")
     assert code == 0
