@@ -82,3 +82,19 @@ def test_mcts_iterations_per_second_leave_compile_time_out():
 
     config = RunConfig.build("kuhn", 2, "mcts:iterations=200,random", {}, 1)
     assert iterations_rate(config, seconds=0.2) > 20_000
+
+
+def test_the_bench_table_shows_slow_rates_and_long_bot_specs_readably():
+    from experiments.bench import format_table
+
+    fast = {"game": "moon", "players": 3, "bots": ["greedy"] * 3, "threads": 1, "games": 1000,
+            "games_per_s": 35152.4, "decisions_per_s": 1.2e6}
+    slow = {"game": "moon", "players": 3, "bots": ["pimc:worlds=64:inference=1", "greedy", "greedy"], "threads": 1,
+            "games": 4, "games_per_s": 0.83, "decisions_per_s": 41.7, "iterations_per_s": 512345.6}
+    head, *rows = format_table([fast, slow]).splitlines()
+    assert "35,152" in rows[0] and "1,200,000" in rows[0]
+    # 0.83 games/s is not printed as "1", nor 41.7 decisions/s as "42"
+    assert " 0.83 " in rows[1] and " 41.7 " in rows[1] and "iterations_per_s=512,346" in rows[1]
+    for heading in ("threads", "games/s", "decisions/s"):  # the columns stay under their headings
+        end = head.index(heading) + len(heading)
+        assert all(r[end - 1] != " " and r[end] == " " for r in rows), heading
