@@ -348,9 +348,12 @@ def check(game, bot_specs, players, no_protocol):
     from runtime.check import check as run_check
     from simcore.games import load_game
 
-    # an unknown bot, a malformed spec or a player count the game does not take is bad input
-    # (one error line, exit 2, as every other command), found before any check runs; a bot
-    # that parses but then fails to load or to behave is still a FAIL of the battery
+    from runtime.agents import check_found
+
+    # an unknown bot, a malformed spec, an agent file or module that does not exist, or a
+    # player count the game does not take is bad input (one error line, exit 2, as every
+    # other command), found before any check runs; a bot that is found but then fails to
+    # load or to behave is a FAIL of the battery
     module = load_game(game)
     if players is not None:
         module.INFO.check_players(players)
@@ -358,7 +361,9 @@ def check(game, bot_specs, players, no_protocol):
         for spec in split_specs(bot_specs):
             if not spec.strip():
                 raise BotError(f"empty bot spec in {bot_specs!r}")
-            parse_bot(module, spec)
+            bot = parse_bot(module, spec)
+            if bot.agent is not None:
+                check_found(*bot.agent[:2])
     verdict = run_check(game, bot_specs, players, protocol=not no_protocol)
     click.echo(verdict.format())
     if not verdict.ok:

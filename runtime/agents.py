@@ -59,6 +59,23 @@ def agent_source(target: str) -> str | None:
     return spec.origin if spec is not None and spec.has_location else None
 
 
+def check_found(target: str, name: str) -> None:
+    """Raise ``AgentError`` when agent module ``target`` cannot be found at all (no such
+    ``.py`` file, no such importable module), without running any of its code: a typo in
+    the command line, told apart from an agent that is found but fails to load."""
+    label = f"py:{target}:{name}"
+    if _is_file(target):
+        if not Path(target).expanduser().is_file():
+            raise AgentError(f"agent {label}: no such file {target}")
+        return
+    try:
+        found = importlib.util.find_spec(target)
+    except (ImportError, ValueError):  # a parent package that is missing, or an empty name part
+        found = None
+    if found is None:
+        raise AgentError(f"agent {label}: cannot import {target!r} (no such module)")
+
+
 def load_agent_class(target: str, name: str):
     """The class ``name`` of the module or ``.py`` file ``target``."""
     label = f"py:{target}:{name}"

@@ -309,6 +309,10 @@ def test_every_repeated_bots_spec_is_checked_before_the_first_study(capsys, tmp_
     (["--bots", "greedy:depth=2"], "bot greedy: unknown parameter 'depth'"),
     (["--bots", "greedy,,random"], "empty bot spec"),
     (["--bots", ""], "empty bot spec"),
+    # an agent that does not exist is a typo, not a bot that fails the battery
+    (["--bots", "py:no_such_agent_file.py:Foo"], "agent py:no_such_agent_file.py:Foo: no such file"),
+    (["--bots", "py:no_such_agent_module:Foo"], "cannot import 'no_such_agent_module' (no such module)"),
+    (["--bots", "py:no_such.package:Foo"], "cannot import 'no_such.package' (no such module)"),
 ])
 def test_check_refuses_bad_specs_and_player_counts_before_checking(capsys, args, message):
     code, out, err = run(capsys, "check", "moon", *args)
