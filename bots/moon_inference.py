@@ -36,7 +36,7 @@ from simcore.games.moon import (ACTOR, BID_BASE, BID_MOON_ACTION, BIDDER, DISCAR
                                 PHASE_TRUMP, PLAY_BASE, PLAY_LOG, PLAYED, PLAYERS, SAID, SPOKEN,
                                 TABLE, TRICK_NO, TRICKS, TRICKS_PER_HAND, TRUMP, TRUMP_BASE, VOID, WIDOW,
                                 WIDOW_TAKEN, apply, determinize)
-from simcore.games.moon.rules import _start_play
+from simcore.games.moon.rules import start_play
 from simcore.protocol import HIDDEN
 from simcore.rng import lowest_bit_index, uniform
 
@@ -53,7 +53,7 @@ def _greedy(state, params, seat):
 def _to_play_start(state):
     """``state`` as at the first lead of the hand (hands untouched): the game's own start of
     the play, and the trick fields a replay from the middle of the hand has to reset."""
-    _start_play(state)
+    start_play(state)
     state[TRICK_NO] = 0
     state[LED] = -1
     state[PLAYED] = 0

@@ -177,7 +177,7 @@ def _take_widow(state):
 
 
 @njit(cache=True)
-def _start_play(state):
+def start_play(state):
     state[PHASE] = PHASE_PLAY
     state[LEADER] = state[BIDDER]
     state[ACTOR] = state[BIDDER]
@@ -198,8 +198,9 @@ def _end_hand(state, params, winner):
 
 
 @njit(cache=True, inline="always")
-def _position(seat, first):
-    """Bidding position of ``seat`` in a hand that ``first`` bids first (0, 1, 2)."""
+def counted_from(seat, first):
+    """``seat`` counted from ``first`` (0, 1, 2): its bidding position in a hand that ``first``
+    bids first, or a seat as ``first`` sees it."""
     k = seat - first
     return k + PLAYERS if k < 0 else k
 
@@ -216,8 +217,8 @@ def _score_hand(state, params):
     first = state[FIRST_BIDDER]
     for s in range(PLAYERS):
         state[SCORE + s] += state[HAND_POINTS + s]
-        state[HAND_POINTS_POS + _position(s, first)] += state[HAND_POINTS + s]
-    kb = _position(b, first)
+        state[HAND_POINTS_POS + counted_from(s, first)] += state[HAND_POINTS + s]
+    kb = counted_from(b, first)
     state[CONTRACTS_POS + kb] += 1
     level = MAX_BID if bid == MOON_BID else bid - 1
     kept = 0 if state[DISCARDED] == state[WIDOW] else 1
@@ -322,7 +323,7 @@ def apply(state, params, action):
         state[DISCARD_DONE] = 1
         state[TURNS] += 1
         if params[OPT_TRUMP_BEFORE_WIDOW] != 0:
-            _start_play(state)
+            start_play(state)
         else:
             state[PHASE] = PHASE_TRUMP
         return
@@ -332,7 +333,7 @@ def apply(state, params, action):
         _take_widow(state)
         state[PHASE] = PHASE_DISCARD
     else:
-        _start_play(state)
+        start_play(state)
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ from .declaration import (ACTOR, ALL_TILES, BIDDER, DECK, DISCARDED, DISCARD_DON
                           OPT_HAND_CAP, OPT_TARGET_SCORE, PHASE, PHASE_OVER, PHASE_PLAY, PLAYED, PLAYERS, RNG,
                           SAID, SAID_CODES, SCORE, TABLE, TILES_PER_HAND, TRICKS, TRICKS_PER_HAND, TRICK_NO,
                           TRUMP, VOID, WIDOW, WIDOW_TAKEN)
-from .rules import _position
+from .rules import counted_from
 
 @njit(cache=True)
 def observe(state, player, out):
@@ -36,7 +36,7 @@ def observe(state, player, out):
 
 
 @njit(cache=True)
-def _hand_size(view, s):
+def tiles_in_hand(view, s):
     n = TILES_PER_HAND - view[TRICK_NO]
     if view[TABLE + s] >= 0:
         n -= 1
@@ -76,7 +76,7 @@ def determinize(view, params, player, rng, slot, out):
         for s in range(PLAYERS):
             if s == player:
                 continue
-            size = _hand_size(view, s)
+            size = tiles_in_hand(view, s)
             h = 0
             for j in range(size):
                 h |= 1 << out[DECK + k]
@@ -117,8 +117,8 @@ def observation(view, params, seat, out):
     phase = view[PHASE]
     out[OBS_PHASE + phase] = 1.0
     if phase != PHASE_OVER:
-        out[OBS_TO_ACT + _position(view[ACTOR], seat)] = 1.0
-    out[OBS_FIRST_BIDDER + _position(view[FIRST_BIDDER], seat)] = 1.0
+        out[OBS_TO_ACT + counted_from(view[ACTOR], seat)] = 1.0
+    out[OBS_FIRST_BIDDER + counted_from(view[FIRST_BIDDER], seat)] = 1.0
     hand = view[HAND + seat]
     for t in range(NUM_TILES):
         if (hand >> t) & 1:
@@ -126,8 +126,8 @@ def observation(view, params, seat, out):
     bidder = view[BIDDER]
     table_mask = 0
     for s in range(PLAYERS):
-        r = _position(s, seat)
-        out[OBS_HAND_SIZES + r] = _hand_size(view, s) / 8.0
+        r = counted_from(s, seat)
+        out[OBS_HAND_SIZES + r] = tiles_in_hand(view, s) / 8.0
         out[OBS_SAID + SAID_CODES * r + _said_code(view[SAID + s])] = 1.0
         t = view[TABLE + s]
         if t >= 0:
@@ -140,7 +140,7 @@ def observation(view, params, seat, out):
         out[OBS_TRICKS + r] = view[TRICKS + s] / TRICKS_PER_HAND
         out[OBS_SCORE + r] = view[SCORE + s] / params[OPT_TARGET_SCORE]
     if bidder >= 0:
-        out[OBS_BIDDER + _position(bidder, seat)] = 1.0
+        out[OBS_BIDDER + counted_from(bidder, seat)] = 1.0
         bid = view[HIGH_BID]
         out[OBS_CONTRACT + (MAX_BID if bid == MOON_BID else bid - 1)] = 1.0
     if view[TRUMP] >= 0:
@@ -157,7 +157,7 @@ def observation(view, params, seat, out):
         if (done >> t) & 1:
             out[OBS_PLAYED + t] = 1.0
     if phase == PHASE_PLAY:
-        out[OBS_LEADER + _position(view[LEADER], seat)] = 1.0
+        out[OBS_LEADER + counted_from(view[LEADER], seat)] = 1.0
         if view[IN_TRICK] > 0:
             out[OBS_LED + view[LED]] = 1.0
     out[OBS_TRICK_NO] = view[TRICK_NO] / TRICKS_PER_HAND

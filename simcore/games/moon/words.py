@@ -10,7 +10,7 @@ from .declaration import (ACTOR, BIDDER, BID_BASE, BID_MOON_ACTION, DECK, DISCAR
                           PHASE_OVER, PHASE_PLAY, PHASE_TRUMP, PLAYERS, PLAY_BASE, SAID, SCORE, TABLE,
                           TILES_PER_HAND, TILE_NAMES, TRICKS, TRICKS_PER_HAND, TRICK_NO, TRUMP, TRUMP_BASE,
                           TRUMP_DOUBLES, TRUMP_NAMES, TRUMP_NONE, TRUNCATED, WIDOW, WIDOW_TAKEN, WINNER)
-from .views import _hand_size
+from .views import tiles_in_hand
 
 # ---- words ------------------------------------------------------------------------------------
 def action_name(action: int) -> str:
@@ -176,7 +176,7 @@ def render(view, seat, params, players) -> str:
         lines.append("Tricks this hand: " + "   ".join(f"seat {s} {v[TRICKS + s]}" for s in range(PLAYERS))
                      + (f"   (last won by seat {v[LAST_TRICK_WINNER]})" if v[TRICK_NO] > 0 else ""))
     lines.append(f"Your hand (seat {seat}): {_tiles_high_first(v[HAND + seat])}")
-    sizes = {s: int(_hand_size(view, s)) for s in range(PLAYERS)}
+    sizes = {s: int(tiles_in_hand(view, s)) for s in range(PLAYERS)}
     others = [f"seat {s}: {sizes[s]} tile{'' if sizes[s] == 1 else 's'}" for s in range(PLAYERS) if s != seat]
     lines.append("Others: " + "   ".join(others))
     actor = v[ACTOR]

@@ -62,7 +62,7 @@ def _take(state, s, src, c):
 
 
 @njit(cache=True, inline="always")
-def _rel(s, seat, n):
+def clockwise_from(s, seat, n):
     """Seat ``s`` counted clockwise from ``seat`` (0 = ``seat`` itself)."""
     r = s - seat
     return r + n if r < 0 else r
@@ -75,7 +75,7 @@ def _wins(r, b, params):
 
 
 @njit(cache=True, inline="always")
-def _deck_count(players, c):
+def deck_copies(players, c):
     """Copies of card type ``c`` in the deck for ``players`` (112 cards for two)."""
     if c < NUMBER_TYPES:
         return 7 if c % 6 == 5 else 9
@@ -207,7 +207,7 @@ def init(state, params, players, chance_key):
     state[SUPPLY + 1] = params[P_SUPPLY]
     n = 0
     for c in range(NCARD):
-        for _ in range(_deck_count(players, c)):
+        for _ in range(deck_copies(players, c)):
             state[DRAW + n] = c
             n += 1
     pile_refill(state, RNG, DRAW, n, DRAW_POS, DRAW_LEN)

@@ -18,7 +18,7 @@ from .declaration import (CHIPS, COMPLETED, DECK_MAX, DIR, DISC, DISC_CAP, DISC_
                           P_CHIPS_TO_WIN, P_HAND, P_MIN_EACH, P_PILES, P_REFILL, P_ROUND_CAP, P_SUPPLY, RNG,
                           SKIPS, SKIP_CARD, SKIP_SCALE, SPECIAL, STATE_SIZE, SUPPLY, TURN, TURNS,
                           TURN_PLAY_CAP, WINDOW, WINDOW_SLOT)
-from .rules import _deck_count, _rel
+from .rules import clockwise_from, deck_copies
 
 @njit(cache=True)
 def observe(state, player, out):
@@ -44,7 +44,7 @@ def determinize(view, params, player, rng, slot, out):
     # pile, counted in the hand row of another seat (all other hands are rebuilt below)
     cnt = HAND + next_seat(player, 1, n) * NCARD
     for c in range(NCARD):
-        out[cnt + c] = _deck_count(n, c) - view[HAND + player * NCARD + c]
+        out[cnt + c] = deck_copies(n, c) - view[HAND + player * NCARD + c]
     for c in range(NUMBER_TYPES):
         out[cnt + c] -= view[COMPLETED + c]
     for c in range(SKIP_CARD, NCARD):
@@ -111,12 +111,12 @@ def observation(view, params, seat, out):
         out[O_PHASE + 3] = 1.0
     elif w >= 0:
         out[O_PHASE + (1 if w == seat else 2)] = 1.0
-        out[O_ASKED + _rel(w, seat, n)] = 1.0
+        out[O_ASKED + clockwise_from(w, seat, n)] = 1.0
         out[O_WINDOW_PILE + view[WINDOW_SLOT]] = 1.0
         out[O_PENDING_DRAW] = view[PENDING_DRAW]
     else:
         out[O_PHASE + (0 if t == seat else 2)] = 1.0
-    out[O_TURN + _rel(t, seat, n)] = 1.0
+    out[O_TURN + clockwise_from(t, seat, n)] = 1.0
     out[O_DIR] = 1.0 if view[DIR] == 1 else 0.0
     out[O_PLAYS] = view[PLAYS] / TURN_PLAY_CAP
     out[O_PROGRESS] = view[TURNS] / (params[P_ROUND_CAP] * n)
@@ -124,7 +124,7 @@ def observation(view, params, seat, out):
         out[O_HAND + c] = view[HAND + seat * NCARD + c] * inv[c]
     # unseen = deck - everything visible, counted up in O_UNSEEN and scaled at the end
     for c in range(NCARD):
-        out[O_UNSEEN + c] = _deck_count(n, c) - view[HAND + seat * NCARD + c]
+        out[O_UNSEEN + c] = deck_copies(n, c) - view[HAND + seat * NCARD + c]
     for c in range(NUMBER_TYPES):
         k = view[COMPLETED + c]
         out[O_COMPLETED + c] = k * inv[c]
@@ -136,7 +136,7 @@ def observation(view, params, seat, out):
     hs = params[P_HAND]
     ctw = params[P_CHIPS_TO_WIN]
     for s in range(n):
-        r = _rel(s, seat, n)
+        r = clockwise_from(s, seat, n)
         out[O_HAND_N + r] = view[HAND_N + s] / hs
         out[O_CHIPS + 2 * r] = view[CHIPS + 2 * s] / ctw
         out[O_CHIPS + 2 * r + 1] = view[CHIPS + 2 * s + 1] / ctw

@@ -95,7 +95,7 @@ def may_skip(state, s):
 
 # ---- setup -----------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _choose_from_value(params, v, skip_lo, skip_hi, need, rng, slot, out, w):
+def choose_from_value(params, v, skip_lo, skip_hi, need, rng, slot, out, w):
     """Write ``need`` cards of value class ``v`` not in the skip set, chosen uniformly,
     to ``out[w:w+need]`` (``out[w:]`` is scratch; it must hold the class)."""
     n = 0
@@ -118,7 +118,7 @@ def _choose_solo_deck(state, params):
     within its value (then shuffled by the caller)."""
     w = DECK
     for v in range(VALUE_COUNT.shape[0]):
-        w = _choose_from_value(params, v, 0, 0, SOLO_COUNTS[v], state, RNG, state, w)
+        w = choose_from_value(params, v, 0, 0, SOLO_COUNTS[v], state, RNG, state, w)
     for i in range(w, DECK + NUM_CARDS):
         state[i] = -1
     return w - DECK

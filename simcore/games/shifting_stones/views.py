@@ -18,7 +18,7 @@ from .declaration import (CARDS, CUR, DECK, DISCARD_HI, DISCARD_LO, DISCARD_N, D
                           OBS_TRIGGER, ONES, OPT_HAND_SIZE, OPT_ROUND_CAP, OPT_SOLO_STRIKES, OVER, PENDING,
                           PLAYERS, POINTS, P_BY_VALUE, RNG, ROUND, SCORED_BY, SKIPPED, SOLO_COUNTS, STRIKES,
                           TRIGGER_SEAT, TURN_ACTIONS, TURN_SCORED, VALUE_COUNT, VALUE_START)
-from .rules import _choose_from_value, bonus_seats, end_trigger, matching_cards, may_skip
+from .rules import choose_from_value, bonus_seats, end_trigger, matching_cards, may_skip
 
 # ---- information sets ------------------------------------------------------------------------------
 @njit(cache=True)
@@ -63,7 +63,7 @@ def determinize(view, params, player, rng, slot, out):
             for i in range(VALUE_COUNT[v]):
                 if set_has(seen_lo, seen_hi, params[P_BY_VALUE + VALUE_START[v] + i]):
                     need -= 1
-            w = _choose_from_value(params, v, seen_lo, seen_hi, need, rng, slot, out, w)
+            w = choose_from_value(params, v, seen_lo, seen_hi, need, rng, slot, out, w)
         w -= DECK
         shuffle_range(rng, slot, out, DECK, w)
         glo = seen_lo
