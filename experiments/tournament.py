@@ -299,11 +299,14 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append("ratings (Elo scale, mean 0; 95% bootstrap interval over deals):")
     lines.append(tables["ratings"].to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     lines.append("")
-    lines.append("pairwise (games in which both played; `shared`: games they finished level, a shared win or equal scores behind the winner, counted as half a win in win_rate_a):")
+    lines.append("pairwise (games in which both played; wins_a / wins_b: games a finished ahead of b / b ahead of a, "
+                 "whoever won the game; `shared`: games they finished level, a shared win or equal scores behind the "
+                 "winner, counted as half in win_rate_a):")
     pw = tables["pairwise"]
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    lines.append("win_rate_diff: a's win rate minus b's on the same deals; se_paired is its standard "
-                 "error from the pairing, se_unpaired what independent deals would give")
+    lines.append("win_rate_diff: a's rate of games won minus b's on the same deals (games won, not finishing "
+                 "ahead: it can differ from wins_a vs wins_b); se_paired is its standard error from the pairing, "
+                 "se_unpaired what independent deals would give")
     win = tables.get("win_rates")
     if win is not None:
         lines.append("")
