@@ -322,7 +322,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
         kept = store.kept(tasks)  # chunks written, and recorded, before the stop took effect
         total = sum(t.count for t in tasks)
-        raise Interrupted(f"interrupted: {kept} of {total} games are stored in {store.path}; "
+        raise Interrupted(f"interrupted during simulation: {kept} of {total} games are stored in {store.path}; "
                           "rerun the same command to resume") from None
     finally:
         if bar is not None:
@@ -345,11 +345,14 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
 
 
 def warm_up(configs: Iterable[RunConfig]) -> None:
-    """Compile (or load from Numba's cache) each game's kernels before timing starts."""
+    """Compile (or load from Numba's cache) each game's kernels before timing starts, by
+    playing one game.  Not with Python agents: their game may take any time, and it would
+    be played in the start-up phase (a stop there would name the wrong phase); their
+    compiled seats compile in the first chunk instead."""
     seen = set()
     for c in configs:
         key = c.kernel_key
-        if key in seen:
+        if key in seen or c.has_agents:
             continue
         seen.add(key)
         Batch(c).run(0, 1)

@@ -70,7 +70,7 @@ def stopped_line(message: str | None = None) -> str:
     if where == "simulation" and STATE["total"] is not None:
         # the study's own wording: a stop while a compiled chunk holds the main thread past
         # the grace is the same stop as one the study catches
-        return (f"interrupted: {stored_count(store)} of {STATE['total']} games are stored in {store}; "
+        return (f"interrupted during simulation: {stored_count(store)} of {STATE['total']} games are stored in {store}; "
                 "rerun the same command to resume")
     return (f"interrupted during {where}: {stored_count(store)} games are stored in {store}; "
             "rerun the same command to resume")

@@ -38,7 +38,7 @@ def stop_in(phase, sig, out, games, hold=True, after=0.0):
                                       "created yet)"),
     # held in the main thread before a chunk: the line the watchdog prints when a compiled
     # chunk outlasts its grace, worded as the study's own
-    ("simulation", signal.SIGINT, 100, "interrupted: 0 of 600 games are stored in {results}"),
+    ("simulation", signal.SIGINT, 100, "interrupted during simulation: 0 of 600 games are stored in {results}"),
     ("summarising", signal.SIGINT, 100, "interrupted during summarising: 600 games are stored in {results}"),
     ("ratings", signal.SIGTERM, 100, "interrupted during ratings: 600 games are stored in {results}"),
 ])
@@ -54,4 +54,23 @@ def test_a_stop_while_simulating_is_quick_and_says_what_is_stored(tmp_path):
     out = tmp_path / "t"
     seconds, code, lines = stop_in("simulation", signal.SIGINT, out, 2_000_000, hold=False, after=0.5)
     assert code == 130 and seconds < 1.0, (seconds, lines)
-    assert len(lines) == 1 and lines[0].startswith("error: interrupted: 0 of 12000000 games are stored in ")
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted during simulation: 0 of 12000000 games are stored in ")
+
+
+def test_a_python_agent_decides_only_in_the_simulation_phase(tmp_path):
+    # the compiled kernels warm up with a game before the simulation starts; an agent's game
+    # may take any time, so it is not played then (a stop would have said "start-up")
+    agent = tmp_path / "loud.py"
+    agent.write_text("import sys\n"
+                     "class Loud:\n"
+                     "    def __init__(self, game, players, seat, **params): pass\n"
+                     "    def act(self, view):\n"
+                     "        print('act', file=sys.stderr, flush=True)\n"
+                     "        return view.legal_actions[0]\n")
+    env = dict(os.environ, PLAYLAB_SHOW_PHASES="1")
+    run = subprocess.run([sys.executable, "-m", "playlab.cli", "play", "moon", "--bots", f"py:{agent}:Loud,greedy,greedy",
+                          "--games", "2", "--threads", "1", "--no-progress", "--out", str(tmp_path / "o")],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    lines = [ln for ln in run.stderr.splitlines() if ln in ("act", "phase: simulation")]
+    assert "act" in lines and lines[0] == "phase: simulation", lines[:3]

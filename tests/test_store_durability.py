@@ -205,7 +205,7 @@ def test_an_interrupted_run_keeps_its_chunks_and_resumes_to_the_same_result(tmp_
     kept = len(list(out.glob("part-*.parquet"))) * 1000
     assert 3000 <= kept < games
     lines = [l for l in stderr.splitlines() if l.strip()]
-    assert lines == [f"error: interrupted: {kept} of {games} games are stored in {out}; "
+    assert lines == [f"error: interrupted during simulation: {kept} of {games} games are stored in {out}; "
                      "rerun the same command to resume"]
     assert not list(out.glob(".*.tmp"))  # no half-written chunk left behind
     resumed = subprocess.run(play_cmd(out, games), capture_output=True, text=True, timeout=300)
