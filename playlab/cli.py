@@ -461,9 +461,12 @@ def _main(argv) -> None:
         _fail(exc.format_message().replace("\n", " "), exc.exit_code or 2)
     except (KeyboardInterrupt, _Stopped) as exc:
         _fail(stopping.stopped_line(str(exc)), 130)
-    except (ValueError, OSError, KernelError) as exc:
-        _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    except Exception as exc:  # a bug: still one line, the traceback on request
+    except Exception as exc:
+        if stopping.signalled():  # the stop, surfacing as another error (stopping._stop)
+            _fail(stopping.stopped_line(), 130)
+        if isinstance(exc, (ValueError, OSError, KernelError)):
+            _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        # a bug: still one line, the traceback on request
         if os.environ.get("PLAYLAB_DEBUG"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set PLAYLAB_DEBUG=1 for the traceback)", 1)

@@ -19,7 +19,7 @@ import threading
 GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
 
 STATE = {"store": None, "phase": "start-up", "total": None, "lock": threading.Lock(), "said": False,
-         "hard_exit": False}
+         "hard_exit": False, "signalled": False}
 
 
 def phase(name: str, total: int | None = None) -> None:
@@ -98,16 +98,25 @@ def _watchdog(fd: int) -> None:
         os._exit(130)
 
 
-def _terminate(signum, frame):
+def _stop(signum, frame):
+    # remembered before raising: a Ctrl-C that lands inside a C callback (Numba's compiler
+    # calls back into Python) is swallowed there, and the caller then fails in some other
+    # way; the command line reports that failure as the stop it is (``signalled``)
+    STATE["signalled"] = True
     raise KeyboardInterrupt
+
+
+def signalled() -> bool:
+    """Whether Ctrl-C or SIGTERM arrived while this command ran."""
+    return STATE["signalled"]
 
 
 def install(program: bool) -> None:
     """SIGTERM stops like Ctrl-C; for the program itself (not a call from Python, as in the
     tests) also the watchdog, and a stop skips the interpreter's teardown."""
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    STATE.update(store=None, phase="start-up", total=None, said=False, hard_exit=program)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    STATE.update(store=None, phase="start-up", total=None, said=False, hard_exit=program, signalled=False)
     if program and threading.current_thread() is threading.main_thread():
         r, w = os.pipe()
         os.set_blocking(w, False)

@@ -74,3 +74,35 @@ def test_a_python_agent_decides_only_in_the_simulation_phase(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = [ln for ln in run.stderr.splitlines() if ln in ("act", "phase: simulation")]
     assert "act" in lines and lines[0] == "phase: simulation", lines[:3]
+
+
+def test_a_stop_swallowed_by_a_callback_is_still_reported_as_the_stop(monkeypatch, capsys):
+    # Ctrl-C landing inside a C callback (Numba's compiler calls back into Python) is
+    # swallowed there; the compiler then fails with an error of its own ("no compiled
+    # object yet"), which must read as the stop, not as an internal error
+    import experiments.play
+    from playlab import stopping
+    from playlab.cli import main
+
+    def compile_interrupted(*args, **kwargs):
+        try:
+            stopping._stop(signal.SIGINT, None)
+        except KeyboardInterrupt:
+            pass  # what the callback's caller did with it
+        raise RuntimeError("no compiled object yet for <Library 'estimate_tricks'>")
+
+    monkeypatch.setattr(experiments.play, "execute", compile_interrupted)
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "moon", "--games", "2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 130
+    assert err == ["error: interrupted during start-up; no games are stored (--out DIR keeps finished chunks "
+                   "to resume)"]
+    # and a later command's own error, in the same process, is not taken for a stop
+    def fails(*args, **kwargs):
+        raise ValueError("a bad value")
+
+    monkeypatch.setattr(experiments.play, "execute", fails)
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "moon", "--games", "2"])
+    assert exc.value.code == 2 and capsys.readouterr().err.strip() == "error: a bad value"
