@@ -155,6 +155,19 @@ _BOTS: list[BotEntry] = []
 _DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {}
 # (game, alias) -> the spec it stands for ("NAME" or "NAME:key=value:…")
 _ALIASES: dict[tuple[str, str], str] = {}
+# (game, bot or alias) -> the plugins that set its defaults or made the alias: what a bot
+# plays depends on them too (a study's identity, the plugins a worker loads)
+_SHAPED_BY: dict[tuple[str, str], list[str]] = {}
+
+
+def _shaped_by(game: str, name: str) -> None:
+    from simcore.plugin_context import current_plugin
+
+    plugin = current_plugin()
+    if plugin is not None:
+        by = _SHAPED_BY.setdefault((game, name), [])
+        if plugin not in by:
+            by.append(plugin)
 def finish_plugin(plugin: str, digest: str) -> None:
     """Key every bot ``plugin`` registered by the digest of all the sources it loaded
     (``runtime.plugins``: known only once its import has finished)."""
@@ -264,6 +277,7 @@ def register_alias(game: str, name: str, spec: str) -> None:
     if not target or target == name:
         raise BotError(f"alias {name!r} must name another bot, not {spec!r}")
     _ALIASES[(game, name)] = spec
+    _shaped_by(game, name)
     _invalidate()
 
 
@@ -276,6 +290,7 @@ def alias_of(game: str, name: str) -> str | None:
 def set_bot_defaults(game: str, bot: str, **values) -> None:
     """Per-game defaults for bot ``bot``'s parameters (checked when the catalogue is read)."""
     _DEFAULTS.setdefault((game, bot), {}).update(values)
+    _shaped_by(game, bot)
     _invalidate()
 
 
@@ -353,6 +368,16 @@ def bots_for(game) -> list[BotSpec]:
     """The game's catalogue of specs: random first (module docstring)."""
     name = game.INFO.name if isinstance(game, types.ModuleType) else game
     return [RANDOM] + [e.spec for e in catalogue_entries(name) if e.listed]
+
+
+def bot_plugins(game: str, name: str) -> tuple[str, ...]:
+    """The plugins bot ``name`` of ``game`` plays by: the one that registered it (or the bot
+    an alias plays), and those that made the alias or set its defaults (``set_bot_defaults``
+    in a plugin changes what the same spec plays)."""
+    entry = bot_entry(game, name)
+    target = entry.spec.plays or name
+    found = [entry.plugin, *_SHAPED_BY.get((game, name), ()), *_SHAPED_BY.get((game, target), ())]
+    return tuple(dict.fromkeys(p for p in found if p))
 
 
 def bot_entry(game: str, name: str) -> BotEntry:

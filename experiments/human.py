@@ -127,7 +127,7 @@ class Session:
             from runtime.agents import ask_agent
 
             return ask_agent(self.agents, g.state, g.params, p, g.index, self.streams[p])
-        return self.batch.bot_action(g.state, p, self.rng, self.imem, self.fmem)
+        return self.batch.bot_action(g.state, p, self.rng, self.imem, self.fmem, g.index)
 
     def words_for(self, action: int) -> str:
         """``action`` as the person may know it (see the module docstring)."""

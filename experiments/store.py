@@ -155,7 +155,9 @@ def difference(stored: dict[str, Any], given: dict[str, Any]) -> str:
         if x.get("code") != y.get("code"):
             xc, yc = x.get("code") or {}, y.get("code") or {}
             changed = sorted(k for k in set(xc) | set(yc) if xc.get(k) != yc.get(k))
-            return f"the code it plays differs: {', '.join(changed)} (edited?){where}"
+            said = [f"{k} (not loaded there)" if k not in xc else f"{k} (not loaded here)" if k not in yc
+                    else f"{k} (edited?)" for k in changed]
+            return f"the code it plays differs: {', '.join(said)}{where}"
         if x.get("bot_files") != y.get("bot_files"):
             return f"the files the bots are given (a model) differ: {_files(x)} there, {_files(y)} here{where}"
         xv, yv = x.get("variant", {}), y.get("variant", {})

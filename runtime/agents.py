@@ -34,7 +34,7 @@ import numpy as np
 
 from simcore.engine import COL_DECISIONS, COL_INDEX, ROW_PREFIX
 
-from . import KernelError
+from . import KernelError, refused
 from simcore.rng import bot_stream, stream_key
 
 
@@ -233,13 +233,16 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
     limit = batch.max_decisions
     while True:
         if record is None:
-            n += int(k.advance(state, batch.params, batch.kinds, batch.bot_params, rng, imem, fmem, view, legal,
-                               limit - n))
+            taken = int(k.advance(state, batch.params, batch.kinds, batch.bot_params, rng, imem, fmem, view, legal,
+                                  limit - n))
+            if taken < 0:  # engine.REFUSED: the compiled bot to move chose a move that is not legal
+                p = int(module.current_player(state))
+                raise refused(c, p, index)
+            n += taken
         else:  # one decision at a time, each recorded
             while not module.is_terminal(state) and batch.kinds[module.current_player(state)] >= 0 and n < limit:
                 p = int(module.current_player(state))
-                a = int(k.choose_action(batch.kinds, batch.bot_params, state, batch.params, rng, p, imem, fmem,
-                                        view, legal))
+                a = batch.bot_action(state, p, rng, imem, fmem, index)
                 record.append(a)
                 module.apply(state, batch.params, a)
                 n += 1

@@ -29,7 +29,10 @@ from typing import Callable
 
 import numpy as np
 
+from simcore.engine import REFUSED
 from simcore.rng import stream_key
+
+from . import RefusedMove
 
 SENTINEL = -987654321
 
@@ -246,7 +249,10 @@ def _decider(batch) -> Callable:
             gen = np.random.Generator(np.random.PCG64(int(rng[seat]) & 0xFFFFFFFFFFFFFFFF))
             return int(seats.agents[seat].act(AgentView(module, view, batch.params, seat, config.players,
                                                         config.game, index, tuple(int(a) for a in buf[:n]), gen)))
-        return batch.bot_action(state, seat, rng, imem, fmem)
+        try:
+            return batch.bot_action(state, seat, rng, imem, fmem, index)
+        except RefusedMove:  # reported as the move it is, by the legal-moves check
+            return REFUSED
 
     return decide
 
@@ -293,7 +299,9 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
     games = 2 if module.INFO.max_decisions(config.players) > 50 else 30
     for (state, p, rng, imem, fmem, g), a in _positions_of_bot(batch, search, games):
         buf, n = legal_of(module, state, params)
-        require(a in buf[:n].tolist(), f"seat {p} played {_name(module, a)}, which is not legal; legal: "
+        played = ("a move the engine refused" if a == REFUSED and not config.bots[p].is_agent
+                  else _name(module, a))
+        require(a in buf[:n].tolist(), f"seat {p} played {played}, which is not legal; legal: "
                 f"{', '.join(_name(module, x) for x in buf[:n])}")
         decisions += 1
         # the engine's random draws from the legal moves through the game's own fast path,

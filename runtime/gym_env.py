@@ -58,7 +58,7 @@ from simcore.engine import COL_DECISIONS, COL_INDEX, ROW_PREFIX
 from simcore.game import GameError
 from simcore.games import game_names, load_game
 from simcore.layout import observation_bounds
-from .runner import Batch, KernelError, RunConfig
+from .runner import Batch, KernelError, RunConfig, refused
 
 __all__ = ["PlaylabGymEnv", "make", "register_envs", "ENV_IDS", "opponent_specs", "GameError"]
 
@@ -194,8 +194,12 @@ class PlaylabGymEnv(gymnasium.Env):
         module = self.module
         limit = b.max_decisions
         while True:
-            self.decisions += int(k.advance(self.state, b.params, self.kinds, b.bot_params, self._rng, self._imem,
-                                            self._fmem, self._view, self._legal, limit - self.decisions))
+            taken = int(k.advance(self.state, b.params, self.kinds, b.bot_params, self._rng, self._imem,
+                                  self._fmem, self._view, self._legal, limit - self.decisions))
+            if taken < 0:  # engine.REFUSED: the opponent's bot to move chose a move that is not legal
+                p = int(module.current_player(self.state))
+                raise refused(self.config, p, self.index)
+            self.decisions += taken
             if module.is_terminal(self.state):
                 return
             p = int(module.current_player(self.state))

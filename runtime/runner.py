@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
-from simcore.engine import COL_DECISIONS, GAMES_PER_CHUNK
+from simcore.engine import COL_DECISIONS, GAMES_PER_CHUNK, REFUSED_BY_SEAT
 from simcore.games import load_game
 from simcore.options import set_options
-from . import KernelError  # noqa: F401 (raised here, imported from here by callers)
+from . import KernelError, RefusedMove, refused  # noqa: F401 (raised here, imported from here by callers)
 from .agents import play_agent_game, run_agent_games
 from .kernels import kernels_for
 
@@ -75,14 +75,15 @@ class RunConfig:
         return any(b.is_agent for b in self.bots)
 
     def plugins(self) -> tuple[str, ...]:
-        """The plugins that registered this run's game and bots (a worker loads them)."""
-        from bots.registry import bot_entry
+        """The plugins that registered this run's game and bots, or set those bots' defaults
+        (a worker loads them; the study's identity holds their code)."""
+        from bots.registry import bot_plugins
         from simcore.games import entry
 
         found = [entry(self.game).plugin]
         for b in self.bots:
             if not b.is_agent and b.name != "random":
-                found.append(bot_entry(self.game, b.name).plugin)
+                found.extend(bot_plugins(self.game, b.name))
         return tuple(dict.fromkeys(p for p in found if p))
 
     def __reduce__(self):
@@ -154,7 +155,7 @@ class Batch:
         out = np.zeros((count, len(c.columns())), dtype=np.int64)
         if count:
             self._run_spread(start, count, out)
-        check_rows(out)
+        check_rows(out, c)
         return out
 
     def _run_piece(self, start: int, lo: int, hi: int, out: np.ndarray) -> None:
@@ -202,13 +203,16 @@ class Batch:
                                                self.state_size)
 
     def bot_action(self, state: np.ndarray, seat: int, rng: np.ndarray, imem: np.ndarray,
-                   fmem: np.ndarray) -> int:
+                   fmem: np.ndarray, index: int | None = None) -> int:
         """One decision of ``seat``'s bot, through the engine's own compiled dispatch
         (``engine.choose_action``): given the streams ``rng`` (seat s at
         ``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and
         the seat's memory rows, it is the choice the engine's loop makes (``playlab human``)."""
-        return int(self.kernels.choose_action(self.kinds, self.bot_params, state, self.params, rng,
-                                              int(seat), imem, fmem, self._view, self._legal))
+        a = int(self.kernels.choose_action(self.kinds, self.bot_params, state, self.params, rng,
+                                           int(seat), imem, fmem, self._view, self._legal))
+        if a < 0:
+            raise refused(self.config, int(seat), index)
+        return a
 
     def record(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """(actions, result row) of game ``index``.  The action buffer starts small and the
@@ -224,7 +228,7 @@ class Batch:
             n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
                                            self.bot_params, self.state_size, self.imem_size, self.fmem_size,
                                            self.max_decisions, actions, row)
-            check_rows(row[None, :])
+            check_rows(row[None, :], c)
             if n <= len(actions):
                 return actions[:n].copy(), row
             self._record_buffer = np.zeros(n, dtype=np.int64)
@@ -240,7 +244,10 @@ def choose(game: str, bots: Sequence[Bot], state: np.ndarray, params: np.ndarray
     kinds, bp = bot_arrays(bots)
     view = np.zeros(state.shape[0], np.int64)
     legal = np.zeros(max(1, k.game.INFO.num_actions), np.int64)
-    return int(k.choose_action(kinds, bp, state, params, rng, int(seat), imem, fmem, view, legal))
+    a = int(k.choose_action(kinds, bp, state, params, rng, int(seat), imem, fmem, view, legal))
+    if a < 0:
+        raise RefusedMove(f"bot {bots[seat].label} (seat {seat}) chose a move that is not legal here")
+    return a
 
 
 # pieces per thread in one batch: enough to even out games of different lengths
@@ -252,10 +259,14 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="playlab-batch")
 
 
-def check_rows(rows: np.ndarray) -> None:
+def check_rows(rows: np.ndarray, config: RunConfig) -> None:
+    """Games the kernel could not finish: a refused move, or one too many decisions."""
     bad = np.flatnonzero(rows[:, COL_DECISIONS] < 0)
     if bad.size:
-        raise KernelError(f"game {rows[bad[0], 0]} exceeded the game's maximum length (kernel bug)")
+        index, n = int(rows[bad[0], 0]), int(rows[bad[0], COL_DECISIONS])
+        if n <= REFUSED_BY_SEAT:
+            raise refused(config, REFUSED_BY_SEAT - n, index)
+        raise KernelError(f"game {index} exceeded the game's maximum length (kernel bug)")
 
 
 def set_threads(threads: int | None) -> int:

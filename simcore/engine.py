@@ -23,6 +23,7 @@ about a third of a random decision).  The entry points that allocate the per-chu
 keep it.
 """
 import numpy as np
+from numba import njit
 
 from .rng import CHANCE_STREAM, bot_stream, stream_key
 
@@ -37,9 +38,31 @@ COL_DECISIONS = 1
 ROW_PREFIX = 2
 
 
+# What the engine's dispatch returns instead of a compiled bot's action that is not legal
+# (no compiled bot has the kind, or the bot answered with a move the rules do not allow):
+# the loop stops the game there rather than hand the rules a move that may index outside
+# the state.  ``play_game`` then returns ``REFUSED_BY_SEAT - seat``.
+REFUSED = -1
+REFUSED_BY_SEAT = -2
+
+
+@njit(cache=True, inline="always")
+def is_listed(a, legal, n):
+    """Whether action ``a`` is among ``legal[:n]`` (ascending): a binary search."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if legal[mid] < a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and legal[lo] == a
+
+
 def no_bot(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     """The end of the dispatch chain: no compiled bot has this kind."""
-    return -1
+    return REFUSED
 
 
 def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
@@ -50,7 +73,13 @@ def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, lega
         n = 0
         if LISTS_LEGAL:  # noqa: F821 (bound per link: a constant, so the other branch is compiled away)
             n = legal_actions(state, params, legal)  # noqa: F821
-        return bot(view, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+        a = bot(view, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+        # the same check for every compiled bot, built-in or a plugin's: among the legal
+        # moves it was handed; a bot that finds its own moves (legal=False, vouched for by
+        # its author and by `playlab check`) inside the action ids at least
+        if LISTS_LEGAL:  # noqa: F821
+            return a if is_listed(a, legal, n) else REFUSED
+        return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
@@ -60,7 +89,10 @@ def link_state(kind, bot_params, state, params, rng, seat, imem, fmem, view, leg
         n = 0
         if LISTS_LEGAL:  # noqa: F821
             n = legal_actions(state, params, legal)  # noqa: F821
-        return bot(state, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+        a = bot(state, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
+        if LISTS_LEGAL:  # noqa: F821 (as in link_view)
+            return a if is_listed(a, legal, n) else REFUSED
+        return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
@@ -83,7 +115,8 @@ def start_game(state, params, players, seed, index, rng):
 def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
               view, legal, record, max_decisions):
     """Play game ``index`` of run ``seed`` to the end; return the number of decisions
-    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause).
+    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause;
+    ``REFUSED_BY_SEAT - seat`` if a seat's bot chose a move that is not legal).
     The first ``len(record)`` actions are written to ``record``."""
     start_game(state, params, players, seed, index, rng)
     cap = record.shape[0]
@@ -102,6 +135,8 @@ def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, im
                 continue
         p = current_player(state)  # noqa: F821
         a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
+        if a < 0:
+            return REFUSED_BY_SEAT - p
         if n < cap:
             record[n] = a
         apply(state, params, a)  # noqa: F821
@@ -212,14 +247,17 @@ def replay_with_random(params, players, seed, start, count, actions, state_size)
 def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, limit):
     """The compiled seats' decisions of a game already started, until a Python agent's
     seat must decide, the game ends or ``limit`` decisions were taken; returns how many
-    were taken (the caller reads ``current_player``)."""
+    were taken (the caller reads ``current_player``), or ``REFUSED`` when the bot of the
+    seat to move chose a move that is not legal (not applied)."""
     n = 0
     while n < limit and not is_terminal(state):  # noqa: F821
         p = current_player(state)  # noqa: F821
         if bot_kind[p] == AGENT_KIND:
             break
-        apply(state, params, choose_action(bot_kind, bot_params, state, params, rng, p,  # noqa: F821
-                                           imem, fmem, view, legal))
+        a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
+        if a < 0:
+            return REFUSED  # seat p's bot chose a move that is not legal: the caller says so
+        apply(state, params, a)  # noqa: F821
         n += 1
     return n
 
