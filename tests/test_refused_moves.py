@@ -37,10 +37,10 @@ BAD_BOTS = textwrap.dedent("""
         # of the game that is legal elsewhere
         return legal[n - 1] + 1
 
-    playlab.register_bot(playlab.BotSpec("far-out", "answers 9999"), far_out, games=playlab.ALL_GAMES)
-    playlab.register_bot(playlab.BotSpec("late", "answers -1 once it has more than 5 moves"), late,
+    playlab.register_bot(playlab.BotSpec("refuse-far-out", "answers 9999"), far_out, games=playlab.ALL_GAMES)
+    playlab.register_bot(playlab.BotSpec("refuse-late", "answers -1 once it has more than 5 moves"), late,
                          games=playlab.ALL_GAMES)
-    playlab.register_bot(playlab.BotSpec("unlisted", "answers a move id that is not listed"), unlisted,
+    playlab.register_bot(playlab.BotSpec("refuse-unlisted", "answers a move id that is not listed"), unlisted,
                          games=playlab.ALL_GAMES)
 """)
 
@@ -58,7 +58,7 @@ def bad_plugin(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("bot, seat", [("far-out", 0), ("late", 1), ("unlisted", 2)])
+@pytest.mark.parametrize("bot, seat", [("refuse-far-out", 0), ("refuse-late", 1), ("refuse-unlisted", 2)])
 def test_a_move_that_is_not_legal_stops_the_run_with_the_bot_seat_and_game(bad_plugin, bot, seat):
     specs = ["greedy"] * 3
     specs[seat] = bot
@@ -82,21 +82,21 @@ def test_legal_bots_play_on_as_before(bad_plugin):
 
 def test_the_command_line_says_it_in_one_line_and_keeps_nothing_it_would_trust(bad_plugin, tmp_path):
     out = tmp_path / "o"
-    r = run_cli("--plugin", bad_plugin, "play", "moon", "--bots", "greedy,late,greedy", "--games", "20",
+    r = run_cli("--plugin", bad_plugin, "play", "moon", "--bots", "greedy,refuse-late,greedy", "--games", "20",
                 "--seed", "1", "--threads", "1", "--out", str(out), cwd=tmp_path)
     lines = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling the ")]
     assert r.returncode not in (0, -11, 139), r  # an error, not a segfault
-    assert len(lines) == 1 and lines[0].startswith("error: bot late (seat 1) chose a move that is not legal"), r.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: bot refuse-late (seat 1) chose a move that is not legal"), r.stderr
     assert "Traceback" not in r.stderr
     assert not list(out.glob("*.parquet"))  # no game of the refused chunk was stored
-    r = run_cli("--plugin", bad_plugin, "show", "moon", "--seed", "1", "--bots", "far-out,greedy,greedy",
+    r = run_cli("--plugin", bad_plugin, "show", "moon", "--seed", "1", "--bots", "refuse-far-out,greedy,greedy",
                 cwd=tmp_path)
     assert r.returncode not in (0, -11, 139) and r.stderr.strip().splitlines()[-1].startswith(
-        "error: bot far-out (seat 0) chose a move that is not legal in game 0"), r.stderr
+        "error: bot refuse-far-out (seat 0) chose a move that is not legal in game 0"), r.stderr
 
 
 def test_the_battery_reports_the_refused_move_as_not_legal(bad_plugin, tmp_path):
-    r = run_cli("--plugin", KUHN, "--plugin", bad_plugin, "check", "kuhn", "--bots", "far-out", "--no-protocol",
+    r = run_cli("--plugin", KUHN, "--plugin", bad_plugin, "check", "kuhn", "--bots", "refuse-far-out", "--no-protocol",
                 cwd=tmp_path)
     assert r.returncode == 1, r
     failed = [ln for ln in r.stdout.splitlines() if ln.lstrip().startswith("FAIL")]
