@@ -62,6 +62,8 @@ PARAMS = (
 )
 # the text parameter (a model file), resolved at parsing time (``parse_learned``)
 MODEL_KEY = "model"
+# the file `playlab train --out DIR` saves its model as: ``model=DIR`` plays it
+MODEL_FILE = "model.npz"
 
 
 class ModelError(BotError):
@@ -354,12 +356,20 @@ def shipped_fingerprint(game: str) -> str:
 
 
 def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, float]) -> Bot:
-    """``learned:model=PATH``: the model is loaded and checked now (one error if it does
+    """``learned:model=PATH`` (a model file, or a `playlab train --out` folder holding
+    ``model.npz``): the model is loaded and checked now (one error if it does
     not fit), and a compiled copy named after its weights is registered for the game."""
     path = dict(pairs).get(MODEL_KEY)
     if path is None:
         return None
     path = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(path):
+        # a `playlab train --out` folder: its model file, so the label and the study's
+        # identity (which hashes the file) are those of model=DIR/model.npz
+        if not os.path.isfile(os.path.join(path, MODEL_FILE)):
+            raise ModelError(f"bot {NAME}: {path} is a folder without {MODEL_FILE}; give a model file or "
+                             "the --out folder of `playlab train`")
+        path = os.path.join(path, MODEL_FILE)
     model = load_model(game, path)
     name = f"{NAME}-{model.digest()[:12]}"
     spec = BotSpec(name, f"the learned policy of {path}", PARAMS,

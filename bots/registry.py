@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import math
 import types
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -168,9 +169,24 @@ def _shaped_by(game: str, name: str) -> None:
         by = _SHAPED_BY.setdefault((game, name), [])
         if plugin not in by:
             by.append(plugin)
+
+
+# plugin -> the (bot name, games) it has registered during its current import: a name
+# registered twice in one import is a clash, while a plugin imported afresh (the CLI loading
+# it again after a failed attempt, a module reloaded) replaces its own earlier entries
+_THIS_IMPORT: dict[str, list[tuple[str, Any]]] = {}
+
+
+def start_plugin(plugin: str) -> None:
+    """``plugin``'s import begins (``runtime.plugins``): what it registers from now on is
+    checked against what it registers in the same import."""
+    _THIS_IMPORT[plugin] = []
+
+
 def finish_plugin(plugin: str, digest: str) -> None:
     """Key every bot ``plugin`` registered by the digest of all the sources it loaded
     (``runtime.plugins``: known only once its import has finished)."""
+    _THIS_IMPORT.pop(plugin, None)
     for i, e in enumerate(_BOTS):
         if e.plugin == plugin:
             _BOTS[i] = replace(e, digest=source_digest((*e.helpers, e.policy)) + digest)
@@ -195,6 +211,45 @@ def source_digest(functions: Sequence[Callable]) -> str:
         except OSError:
             pass
     return h.hexdigest()[:16]
+
+
+def _overlap(a, b) -> bool:
+    """Whether two bots' ``games`` (``ALL_GAMES`` or names) share a game."""
+    return a == ALL_GAMES or b == ALL_GAMES or bool(set(a) & set(b))
+
+
+def _check_params(spec: BotSpec) -> None:
+    """Refuse a parameter declaration no value could satisfy: a range that is empty or not
+    finite, or a default outside it (``BotParam.parse`` would refuse the default itself)."""
+    for p in spec.params:
+        where = f"bot {spec.name}: parameter {p.name}"
+        try:
+            default, low, high = float(p.default), float(p.low), float(p.high)
+        except (TypeError, ValueError):
+            raise BotError(f"{where}: default, low and high must be numbers, not "
+                           f"{p.default!r}, {p.low!r}, {p.high!r}") from None
+        if not all(math.isfinite(v) for v in (default, low, high)):
+            raise BotError(f"{where}: default, low and high must be finite, not {default:g}, {low:g}, {high:g}")
+        if low > high:
+            raise BotError(f"{where}: its range {low:g}..{high:g} is empty (low above high)")
+        if not low <= default <= high:
+            raise BotError(f"{where}: default {default:g} is outside its range {low:g}..{high:g}")
+
+
+def unknown_bot_games() -> None:
+    """Raise ``BotError`` for a bot registered for a game no registration names.  Checked
+    once every configured plugin is loaded (``runtime.plugins.load_configured``), not when
+    the bot registers: a game may come from a plugin loaded later, and a worker process
+    loads only the plugins of its run."""
+    from simcore.games import game_names
+
+    known = game_names()
+    for e in _BOTS:
+        missing = [] if e.games == ALL_GAMES else [g for g in e.games if g not in known]
+        if missing:
+            by = f"plugin {e.plugin}: " if e.plugin else ""
+            raise BotError(f"{by}bot {e.spec.name!r} is registered for game {missing[0]!r}, which is unknown "
+                           f"(games: {', '.join(known)})")
 
 
 def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] = ALL_GAMES,
@@ -230,6 +285,7 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     names = [p.name for p in spec.params]
     if len(set(names)) != len(names):
         raise BotError(f"bot {name}: a parameter name is declared twice ({', '.join(names)})")
+    _check_params(spec)
     if sees not in SEES:
         raise BotError(f"bot {name}: sees must be one of {', '.join(SEES)}, not {sees!r}")
     unknown = sorted(set(requires) - set(PROTOCOL_FUNCTIONS))
@@ -245,9 +301,13 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     text, key_from = ("", fingerprint) if callable(fingerprint) else (fingerprint, None)
     entry = BotEntry(spec, fns[-1], games, tuple(fns[:-1]), tuple(requires), extra, opts,
                      sees, bool(legal), plugin, source_digest(fns) + text, listed, key_from)
+    # a copy made for a text parameter (listed=False) is made again whenever its spec is
+    # parsed again, so only a listed bot can be registered twice by mistake
+    if listed and any(seen == name and _overlap(seen_games, games)
+                      for seen, seen_games in _THIS_IMPORT.get(plugin, ())):
+        raise BotError(f"bot {name!r} is registered twice by this plugin (a bot needs a name of its own)")
     for other in _BOTS:
-        if other.spec.name == name and (other.games == ALL_GAMES or games == ALL_GAMES
-                                        or set(other.games) & set(games)):
+        if other.spec.name == name and _overlap(other.games, games):
             if (other.plugin, other.policy.__qualname__, other.policy.__module__) == \
                     (entry.plugin, entry.policy.__qualname__, entry.policy.__module__):
                 _BOTS[_BOTS.index(other)] = entry  # the same module imported again
@@ -258,6 +318,8 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
         if name == RANDOM_NAME:
             raise BotError("bot 'random' is the engine's own and cannot be registered")
         _BOTS.append(entry)
+    if plugin in _THIS_IMPORT:
+        _THIS_IMPORT[plugin].append((name, games))
     for game, values in (defaults or {}).items():
         set_bot_defaults(game, name, **values)
     _invalidate()

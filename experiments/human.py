@@ -116,9 +116,7 @@ class Session:
 
             self.agents = seats_for(self.config)
             self.streams = {s: agent_stream(seed, index, s) for s in self.agents.agents}
-            for agent in self.agents.agents.values():
-                if hasattr(agent, "start"):
-                    agent.start(index)
+            self.agents.start(index)
 
     def bot_move(self) -> int:
         g = self.game

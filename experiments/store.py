@@ -116,17 +116,33 @@ def content_identity(config) -> dict[str, Any]:
 def _user_code(config) -> dict[str, str]:
     """The user's code the run plays, by content: each plugin that registered its game or
     bots (the digest of every source the plugin loaded) and each Python agent's module file
-    (an edited plugin or agent is a different study; playlab's own code is not counted)."""
-    from runtime.agents import agent_source
+    with every module its import loaded from that file's folder tree (an edited plugin,
+    agent or helper module of either is a different study; playlab's own code is not
+    counted)."""
+    from runtime.agents import agent_files
     from runtime.plugins import plugin_digest
 
     code = {f"plugin {key}": plugin_digest(key) for key in config.plugins()}
     for b in config.bots:
         if b.is_agent:
-            source = agent_source(b.agent[0])
-            if source is not None:
-                code[f"agent {b.agent[0]}"] = file_digest(source)
+            files = agent_files(*b.agent[:2])
+            if files:
+                code[f"agent {b.agent[0]}"] = _agent_digest(files)
     return code
+
+
+def _agent_digest(files: list[str]) -> str:
+    """An agent's code by content: its file's digest alone when it loaded no helper (as
+    studies written before helpers were counted recorded it, so they still resume), else
+    one digest over its file and each helper by its path relative to the agent's folder
+    (the same agent in another folder is the same code)."""
+    if len(files) == 1:
+        return file_digest(files[0])
+    home = os.path.dirname(files[0])
+    h = hashlib.sha256()
+    for f in files:
+        h.update(os.path.relpath(f, home).encode() + b"\0" + file_digest(f).encode() + b"\0")
+    return "sha256:" + h.hexdigest()
 
 
 def _bot_files(game: str, bot) -> list[list[str]]:

@@ -19,7 +19,7 @@
 5. The epoch with the best win rate is saved as ``model.npz`` (``bots.learned`` format,
    with game, players, options, layout, teacher, seed and base), or with ``--average-from``
    the mean of the later epochs' weights; ``--calibrate-games`` then moves the greedy bonus
-   by the offset that wins most (``calibrate``).  ``learned:model=OUT/model.npz`` plays it.
+   by the offset that wins most (``calibrate``).  ``learned:model=OUT`` (or ``OUT/model.npz``) plays it.
    Its curve figure is selected on those deals, so measure it afresh (``playlab
    tournament``) before quoting it.
 
@@ -41,7 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from bots.learned import (MODEL_VERSION, Model, greedy_model, layout_fingerprint, save_model)
+from bots.learned import (MODEL_FILE, MODEL_VERSION, Model, greedy_model, layout_fingerprint, save_model)
 from simcore.games import load_game
 from . import teacher as teachers
 
@@ -459,7 +459,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     if config.calibrate_games:
         final, extra["bonus_offset"], extra["calibration"] = calibrate(config, final, threads, log)
     model = _model(config, final, extra)
-    model_path = os.path.join(out, "model.npz")
+    model_path = os.path.join(out, MODEL_FILE)
     save_model(model, model_path)
     frame = pd.DataFrame(curve)
     frame.to_csv(os.path.join(out, "curve.csv"), index=False)

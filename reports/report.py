@@ -87,8 +87,22 @@ def _blank(b: dict) -> dict:
 def build_report(root: str | Path) -> str:
     """The report's HTML for every study under ``root``: laid out first with placeholders
     for the figures, which are drawn at the end (side by side where a core is free)."""
+    from bots.learned import ModelError
+    from bots.registry import BotError
+    from simcore.games import UnknownGame
+
     with plots.collecting() as fill:
-        text = _build_report(root)
+        try:
+            text = _build_report(root)
+        except (UnknownGame, BotError) as exc:
+            # the report takes no bots or games of its own: one it does not know was named
+            # by a stored study, most likely one a plugin of the run that wrote it registered
+            # (a model file that is gone or changed says so itself)
+            if isinstance(exc, ModelError):
+                raise
+            what = "game" if isinstance(exc, UnknownGame) else "bot"
+            raise ReportError(f"{str(exc).splitlines()[0]} (a plugin's {what}? give the same --plugin FILE "
+                              f"as the run that wrote {root})") from None
         return fill(text)
 
 

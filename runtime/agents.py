@@ -43,20 +43,20 @@ class AgentError(ValueError):
 
 
 _MODULES: dict[str, types.ModuleType] = {}
+# agent module target -> the files its first import loaded from the agent file's own folder
+# tree, the agent's own file first (``agent_files``)
+_FILES: dict[str, list[str]] = {}
+
+
+def _failure(exc: BaseException) -> str:
+    """An agent's exception in words.  ``SystemExit`` is one too: ``sys.exit()`` in an agent
+    would otherwise end the whole run silently with the agent's status."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _is_file(target: str) -> bool:
     """Whether agent module ``target`` names a ``.py`` file rather than an importable module."""
     return target.endswith(".py") or os.sep in target
-
-
-def agent_source(target: str) -> str | None:
-    """The file agent module ``target`` is read from (a ``.py`` path, or an importable
-    module's origin; None when it has none)."""
-    if _is_file(target):
-        return str(Path(target).expanduser().resolve())
-    spec = importlib.util.find_spec(target)
-    return spec.origin if spec is not None and spec.has_location else None
 
 
 def check_found(target: str, name: str) -> None:
@@ -76,12 +76,36 @@ def check_found(target: str, name: str) -> None:
         raise AgentError(f"agent {label}: cannot import {target!r} (no such module)")
 
 
+def _own_files(module: types.ModuleType, modules) -> list[str]:
+    """``module``'s file, then the files of ``modules`` (those its import loaded) that lie in
+    its folder or below and are no installed distribution's, Python's or playlab's own (the
+    rule ``runtime.plugins`` keys a plugin by): the code the agent plays besides its file."""
+    from .plugins import _foreign_files
+
+    main = getattr(module, "__file__", None)
+    if not main:
+        return []
+    main = str(Path(main).resolve())
+    home = os.path.dirname(main) + os.sep
+    return [main] + [f for f in _foreign_files(modules) if f != main and f.startswith(home)]
+
+
+def agent_files(target: str, name: str) -> list[str]:
+    """The source files agent ``target`` plays by (its module is loaded first if it is not
+    yet): its own file, then every module its import loaded from that file's folder tree,
+    such as a helper module beside it (a study's identity hashes them all,
+    ``experiments.store``).  Empty for a module without a file."""
+    load_agent_class(target, name)
+    return _FILES.get(target, [])
+
+
 def load_agent_class(target: str, name: str):
     """The class ``name`` of the module or ``.py`` file ``target``."""
     label = f"py:{target}:{name}"
     module = _MODULES.get(target)
     if module is None:
         path = Path(target).expanduser()
+        before = set(sys.modules)
         try:
             if _is_file(target):
                 if not path.is_file():
@@ -101,7 +125,11 @@ def load_agent_class(target: str, name: str):
             raise AgentError(f"agent {label}: cannot import {exc.name!r}") from None
         except Exception as exc:
             raise AgentError(f"agent {label}: loading {target} failed: {type(exc).__name__}: {exc}") from None
+        except SystemExit as exc:  # sys.exit() at import would end the run silently
+            raise AgentError(f"agent {label}: exited while loading {target} (SystemExit {exc.code})") from None
         _MODULES[target] = module
+        _FILES[target] = _own_files(module, [sys.modules[n] for n in set(sys.modules) - before
+                                             if sys.modules.get(n) is not None])
     cls = getattr(module, name, None)
     if cls is None or not callable(cls):
         raise AgentError(f"agent {label}: {target} has no class {name}")
@@ -164,13 +192,38 @@ class AgentSeats:
             cls = load_agent_class(target, cls_name)
             try:
                 agent = cls(game=config.game, players=config.players, seat=seat, **dict(pairs))
-            except Exception as exc:
-                raise AgentError(f"agent {bot.label} (seat {seat}): creating it failed: "
-                                 f"{type(exc).__name__}: {exc}") from None
+            except (Exception, SystemExit) as exc:
+                raise AgentError(f"agent {bot.label} (seat {seat}): creating it failed: {_failure(exc)}") from None
             if not callable(getattr(agent, "act", None)):
                 raise AgentError(f"agent {bot.label}: the class has no act(view) method")
             self.agents[seat] = agent
             self.labels[seat] = bot.label
+
+    def _call(self, seat: int, what: str, method, *args):
+        """An agent's ``start`` or ``finish``: an exception in it is an ``AgentError`` naming
+        the agent, its seat and the game, as one in ``act`` is (``ask_agent``)."""
+        try:
+            return method(*args)
+        except (Exception, SystemExit) as exc:
+            raise AgentError(f"agent {self.labels[seat]} (seat {seat}) failed in {what}: {_failure(exc)}") from None
+
+    def start(self, index: int) -> None:
+        """Each agent's ``start(index)`` before game ``index``, when its class has one."""
+        for seat, agent in self.agents.items():
+            if hasattr(agent, "start"):
+                self._call(seat, f"start() of game {index}", agent.start, index)
+
+    @property
+    def want_returns(self) -> bool:
+        """Whether some agent has a ``finish`` (the returns are computed only then)."""
+        return any(hasattr(a, "finish") for a in self.agents.values())
+
+    def finish(self, index: int, returns: np.ndarray) -> None:
+        """Each agent's ``finish(index, returns)`` after game ``index`` (a copy of the
+        returns each), when its class has one."""
+        for seat, agent in self.agents.items():
+            if hasattr(agent, "finish"):
+                self._call(seat, f"finish() of game {index}", agent.finish, index, returns.copy())
 
 
 _SEATS: dict[Any, AgentSeats] = {}
@@ -202,9 +255,8 @@ def ask_agent(seats: AgentSeats, state, params, seat: int, index: int, rng: np.r
     agent_view = AgentView(module, view.copy(), params, seat, c.players, c.game, index, options, rng)
     try:
         a = seats.agents[seat].act(agent_view)
-    except Exception as exc:
-        raise AgentError(f"agent {seats.labels[seat]} (seat {seat}) failed in game {index}: "
-                         f"{type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:
+        raise AgentError(f"agent {seats.labels[seat]} (seat {seat}) failed in game {index}: {_failure(exc)}") from None
     if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or int(a) not in options:
         shown = ", ".join(str(x) for x in options)
         raise AgentError(f"agent {seats.labels[seat]} (seat {seat}) returned {a!r} in game {index}, which is not "
@@ -226,9 +278,7 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
     legal = np.zeros(max(1, c.info.num_actions), np.int64)
     k.start_game(state, batch.params, players, c.seed, index, rng)
     generators = {s: agent_stream(c.seed, index, s) for s in seats.agents}
-    for agent in seats.agents.values():
-        if hasattr(agent, "start"):
-            agent.start(index)
+    seats.start(index)
     n = 0
     limit = batch.max_decisions
     while True:
@@ -260,12 +310,10 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
     row[COL_INDEX] = index
     row[COL_DECISIONS] = n
     module.summarize(state, batch.params, players, row[ROW_PREFIX:])
-    if any(hasattr(a, "finish") for a in seats.agents.values()):
+    if seats.want_returns:
         returns = np.zeros(players, np.float64)
         module.returns(state, batch.params, players, returns)
-        for agent in seats.agents.values():
-            if hasattr(agent, "finish"):
-                agent.finish(index, returns.copy())
+        seats.finish(index, returns)
     return row
 
 

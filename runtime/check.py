@@ -235,7 +235,7 @@ def check_replay(module, name):
 def _decider(batch) -> Callable:
     """``decide(state, seat, rng, imem, fmem, index) -> action`` for the batch's bots, Python
     agents included (asked through the same view they get in a run)."""
-    from .agents import AgentView, seats_for
+    from .agents import AgentError, AgentView, seats_for
 
     config = batch.config
     module = config.module
@@ -247,8 +247,13 @@ def _decider(batch) -> Callable:
             module.observe(state, seat, view)
             buf, n = legal_of(module, state, batch.params)
             gen = np.random.Generator(np.random.PCG64(int(rng[seat]) & 0xFFFFFFFFFFFFFFFF))
-            return int(seats.agents[seat].act(AgentView(module, view, batch.params, seat, config.players,
-                                                        config.game, index, tuple(int(a) for a in buf[:n]), gen)))
+            try:
+                return int(seats.agents[seat].act(AgentView(module, view, batch.params, seat, config.players,
+                                                            config.game, index, tuple(int(a) for a in buf[:n]),
+                                                            gen)))
+            except SystemExit as exc:  # as a run reports it (runtime.agents.ask_agent), not an exit of check
+                raise AgentError(f"agent {config.bots[seat].label} (seat {seat}) failed in game {index}: "
+                                 f"SystemExit: {exc.code}") from None
         try:
             return batch.bot_action(state, seat, rng, imem, fmem, index)
         except RefusedMove:  # reported as the move it is, by the legal-moves check

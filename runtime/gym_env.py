@@ -240,9 +240,7 @@ class PlaylabGymEnv(gymnasium.Env):
             from .agents import agent_stream
 
             self._streams = {s: agent_stream(self.seed_value, index, s) for s in self.agents.agents}
-            for agent in self.agents.agents.values():
-                if hasattr(agent, "start"):
-                    agent.start(index)
+            self.agents.start(index)
         self._play_others()
         # the bots may end a game before the seat is asked (no built-in game can): the
         # episode then ends at the first step, whatever the action, with the seat's share
@@ -276,9 +274,7 @@ class PlaylabGymEnv(gymnasium.Env):
         returns = np.zeros(self.players, np.float64)
         self.module.returns(self.state, self.batch.params, self.players, returns)
         if self.agents is not None:
-            for agent in self.agents.agents.values():
-                if hasattr(agent, "finish"):
-                    agent.finish(self.index, returns.copy())
+            self.agents.finish(self.index, returns)
         return self._observation(), float(returns[self.seat]), not truncated, truncated, self._info()
 
     def result_row(self) -> np.ndarray:

@@ -61,7 +61,10 @@ def policy_signature():
 
 def compiled_plugin_policy(game_name: str, name: str):
     """A plugin bot's policy compiled now, so that a bot that does not compile is one error
-    naming its plugin (built-in bots compile with the engine)."""
+    naming its plugin (built-in bots compile with the engine): an error in its body, a
+    signature that does not take the engine's nine arguments, or an answer that is not an
+    integer (the engine's own compile would otherwise fail with a page of Numba's typing)."""
+    from numba import types as nt
     from numba.core.errors import NumbaError
 
     from .plugins import PluginError
@@ -69,11 +72,20 @@ def compiled_plugin_policy(game_name: str, name: str):
     policy = bound_policy(game_name, name)
     entry = bot_entry(game_name, name)
     if entry.plugin is not None:
+        where = f"plugin {entry.plugin}: bot {name} does not compile for {game_name}"
+        signature = policy_signature()
         try:
-            policy.compile(policy_signature())
+            policy.compile(signature)
         except NumbaError as exc:
             first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip() and "pipeline" not in ln), str(exc))
-            raise PluginError(f"plugin {entry.plugin}: bot {name} does not compile for {game_name}: {first}") from None
+            raise PluginError(f"{where}: {first}") from None
+        except TypeError as exc:  # Numba's "Signature mismatch: 9 argument types given, but …"
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise PluginError(f"{where}: {first} (a policy takes view, legal, n, bot_params, params, rng, seat, "
+                              "imem, fmem)") from None
+        returned = next((s.return_type for s in policy.nopython_signatures if tuple(s.args) == signature), None)
+        if returned is not None and not isinstance(returned, nt.Integer):  # a bool is no action id either
+            raise PluginError(f"{where}: it returns {returned}, not an integer action")
     return policy
 
 

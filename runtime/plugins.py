@@ -109,12 +109,14 @@ def _recache(modules, digest: str) -> None:
 def load_plugin(spec: str) -> types.ModuleType:
     """Import plugin ``spec`` once (module docstring); a failure is a ``PluginError`` naming
     the plugin and the reason."""
-    from bots.registry import BotError, finish_plugin
+    from bots.registry import BotError, finish_plugin, start_plugin
     from simcore.games import RegistrationError, finish_game_plugin
     from simcore.plugin_context import registering_for
 
     from bots.registry import ensure_builtins
 
+    if not spec.strip():  # `--plugin ""`: a plugin the user meant to give and did not
+        raise PluginError("plugin '': an empty name; give a .py file or an importable module")
     key = plugin_key(spec)
     if key in _LOADED:
         return _LOADED[key]
@@ -122,9 +124,12 @@ def load_plugin(spec: str) -> types.ModuleType:
     before = set(sys.modules)
     try:
         with registering_for(key):
+            start_plugin(key)
             if _is_file(key):
                 if not os.path.isfile(key):
                     raise PluginError(f"plugin {spec}: no such file")
+                if not key.endswith(".py"):  # Python's file loader knows no other suffix
+                    raise PluginError(f"plugin {spec}: not a .py file or an importable module")
                 name = _module_name_for(key)
                 loader_spec = importlib.util.spec_from_file_location(name, key)
                 module = importlib.util.module_from_spec(loader_spec)
@@ -147,6 +152,8 @@ def load_plugin(spec: str) -> types.ModuleType:
         raise PluginError(f"plugin {spec}: syntax error at line {exc.lineno}: {exc.msg}") from None
     except Exception as exc:
         raise PluginError(f"plugin {spec}: importing it failed: {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:  # sys.exit() in a plugin would end the command silently with its status
+        raise PluginError(f"plugin {spec}: exited while loading (SystemExit {exc.code})") from None
     new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
     files = _foreign_files(new)
     digest = _digest(files)
@@ -168,8 +175,8 @@ def plugin_digest(key: str) -> str:
 
 
 def load_plugins(specs=()) -> list[types.ModuleType]:
-    """Every plugin of ``specs`` (in order), each once."""
-    return [load_plugin(s) for s in specs if s and s.strip()]
+    """Every plugin of ``specs`` (in order), each once (an empty one is an error: ``--plugin ""``)."""
+    return [load_plugin(s) for s in specs]
 
 
 def env_plugins() -> list[str]:
@@ -183,13 +190,22 @@ def entry_point_plugins() -> list[str]:
 
 
 def load_configured(cli_specs=()) -> list[types.ModuleType]:
-    """Installed entry points, then ``PLAYLAB_PLUGINS``, then the ``--plugin`` options."""
+    """Installed entry points, then ``PLAYLAB_PLUGINS``, then the ``--plugin`` options; then a
+    bot registered for a game none of them (nor playlab) registers is an error naming its
+    plugin (only now: the game may come from a plugin loaded after the bot's)."""
+    from bots.registry import BotError, unknown_bot_games
+
     global _ENTRY_POINTS_DONE
     out = []
     if not _ENTRY_POINTS_DONE:
         _ENTRY_POINTS_DONE = True
         out += load_plugins(entry_point_plugins())
-    return out + load_plugins(env_plugins() + list(cli_specs))
+    out += load_plugins(env_plugins() + list(cli_specs))
+    try:
+        unknown_bot_games()
+    except BotError as exc:
+        raise PluginError(str(exc)) from None
+    return out
 
 
 def loaded() -> list[str]:

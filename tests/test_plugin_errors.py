@@ -1,0 +1,286 @@
+"""A user's bad plugin or agent is one `error:` line naming it and the reason, never a
+traceback, a page of Numba's typing or a silent exit (shared/spec/plugins.md); and the
+identity of a study follows every file of the user's code it plays.
+
+A broken plugin is loaded only in a subprocess (the real command line): registered in this
+process it would sit in every catalogue the other tests read."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runtime.runner import Batch, RunConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+KUHN = str(ROOT / "examples" / "plugins" / "kuhn.py")
+FIRST_LEGAL_BOT = str(ROOT / "examples" / "plugins" / "first_legal_bot.py")
+PLAYLAB = [sys.executable, "-m", "playlab.cli"]
+
+
+def playlab(*args, env=None, cwd=None):
+    import os
+
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run(PLAYLAB + [str(a) for a in args], capture_output=True, text=True, env=full,
+                          cwd=cwd or ROOT, timeout=600)
+
+
+def one_error(r) -> str:
+    """The run's only error line (the notice of a cold compile aside), after a non-zero exit."""
+    assert r.returncode != 0, r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling the ")]
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    return lines[0]
+
+
+POLICY = "def policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):\n    {body}\n"
+REGISTER = "playlab.register_bot(playlab.BotSpec({name!r}, 'a test bot'{params}), policy, games={games})\n"
+
+
+def write_plugin(path: Path, body="return legal[0]", name="mine", params="", games="('kuhn',)",
+                 policy=None) -> Path:
+    """A plugin file registering one bot ``name`` whose policy returns ``body``."""
+    policy = policy if policy is not None else POLICY.format(body=body)
+    path.write_text("import playlab\n\n" + policy + "\n"
+                    + REGISTER.format(name=name, params=params and f", params=({params},)", games=games))
+    return path
+
+
+# ---- a policy Numba cannot type for the engine ----------------------------------------------------------
+@pytest.mark.parametrize("policy, reason", [
+    (POLICY.format(body="return 0.5"), "it returns float64, not an integer action"),
+    (POLICY.format(body="return (legal[0], 1)"), "not an integer action"),
+    (POLICY.format(body="return n > 0"), "it returns bool, not an integer action"),
+    ("def policy(view, legal):\n    return legal[0]\n",
+     "Signature mismatch: 9 argument types given, but function takes 2 arguments"),
+], ids=["float", "tuple", "bool", "two arguments"])
+def test_a_policy_of_the_wrong_type_is_one_line_naming_the_plugin(tmp_path, policy, reason):
+    plugin = write_plugin(tmp_path / "typed.py", policy=policy)
+    r = playlab("--plugin", KUHN, "--plugin", plugin, "play", "kuhn", "--bots", "mine,random", "--games", 3)
+    line = one_error(r)
+    assert line.startswith(f"error: plugin {plugin}: bot mine does not compile for kuhn: "), line
+    assert reason in line and "TypingError" not in r.stderr, line
+
+
+def test_check_reports_such_a_bot_in_one_line(tmp_path):
+    plugin = write_plugin(tmp_path / "floaty.py", body="return 0.5")
+    r = playlab("--plugin", KUHN, "--plugin", plugin, "check", "kuhn", "--bots", "mine", "--no-protocol")
+    fails = [ln for ln in r.stdout.splitlines() if "FAIL" in ln]
+    assert r.returncode == 1 and len(fails) == 1, r.stdout + r.stderr
+    assert "returns float64, not an integer action" in fails[0] and "pipeline" not in r.stdout
+
+
+# ---- plugins that do not load ----------------------------------------------------------------------------
+def test_bad_plugin_files_are_one_error_line(tmp_path):
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")
+    text = tmp_path / "notpy.txt"
+    text.write_text("x = 1\n")
+    cases = [(exits, f"error: plugin {exits}: exited while loading (SystemExit 3)"),
+             (text, f"error: plugin {text}: not a .py file or an importable module"),
+             ("", "error: plugin '': an empty name")]
+    for plugin, message in cases:
+        r = playlab("--plugin", plugin, "bots", "moon")
+        assert r.returncode == 2 and one_error(r).startswith(message), r.stderr
+
+
+@pytest.mark.parametrize("param, reason", [
+    ('playlab.BotParam("k", 99, 0, 5, "x", integer=True)', "parameter k: default 99 is outside its range 0..5"),
+    ('playlab.BotParam("k", 1, 5, 0, "x")', "parameter k: its range 5..0 is empty"),
+    ('playlab.BotParam("k", float("nan"), 0, 5, "x")', "parameter k: default, low and high must be finite"),
+    ('playlab.BotParam("k", 1, 0, float("inf"), "x")', "parameter k: default, low and high must be finite"),
+], ids=["default out of range", "low above high", "nan default", "infinite high"])
+def test_a_parameter_no_value_could_satisfy_is_refused(tmp_path, param, reason):
+    plugin = write_plugin(tmp_path / "param.py", params=param)
+    line = one_error(playlab("--plugin", plugin, "bots", "moon"))
+    assert line.startswith(f"error: plugin {plugin}: bot mine: {reason}"), line
+
+
+def test_every_built_in_bot_still_declares_sound_parameters():
+    from bots.registry import _check_params, bots_for
+    from simcore.games import available_games
+
+    checked = 0
+    for game in available_games():
+        for spec in bots_for(game):
+            _check_params(spec)
+            checked += len(spec.params)
+    assert checked > 10
+
+
+def test_a_name_registered_twice_in_one_plugin_is_a_clash(tmp_path):
+    same = write_plugin(tmp_path / "same.py")
+    same.write_text(same.read_text() + REGISTER.format(name="mine", params="", games="('kuhn',)"))
+    two = write_plugin(tmp_path / "two.py")
+    two.write_text(two.read_text() + POLICY.format(body="return legal[n - 1]").replace("policy", "other")
+                   + REGISTER.format(name="mine", params="", games="playlab.ALL_GAMES").replace("policy", "other"))
+    for plugin in (same, two):
+        line = one_error(playlab("--plugin", KUHN, "--plugin", plugin, "bots", "kuhn"))
+        assert line == f"error: plugin {plugin}: bot 'mine' is registered twice by this plugin " \
+                       "(a bot needs a name of its own)"
+    # one name for two games that do not meet is two bots, as before
+    split = write_plugin(tmp_path / "split.py")
+    split.write_text(split.read_text() + REGISTER.format(name="mine", params="", games="('moon',)"))
+    r = playlab("--plugin", KUHN, "--plugin", split, "bots", "moon")
+    assert r.returncode == 0 and "mine" in r.stdout, r.stderr
+
+
+def test_a_plugin_imported_afresh_replaces_its_own_bots(tmp_path):
+    """The same plugin imported again (a worker, a second load after a failed one) is no clash."""
+    plugin = write_plugin(tmp_path / "again.py", games="playlab.ALL_GAMES")
+    code = textwrap.dedent(f"""
+        import runtime.plugins as P
+        from bots.registry import _BOTS
+        P.load_plugin({str(plugin)!r})
+        P._LOADED.clear()
+        P.load_plugin({str(plugin)!r})
+        print(sum(e.spec.name == "mine" for e in _BOTS))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "1", r.stdout + r.stderr
+
+
+def test_a_bot_for_an_unknown_game_is_an_error_unless_a_later_plugin_adds_the_game(tmp_path):
+    plugin = write_plugin(tmp_path / "forkuhn.py", games="('kuhn',)")
+    line = one_error(playlab("--plugin", plugin, "bots", "moon"))
+    assert line.startswith(f"error: plugin {plugin}: bot 'mine' is registered for game 'kuhn', which is unknown "
+                           "(games: moon, "), line
+    r = playlab("--plugin", plugin, "--plugin", KUHN, "bots", "kuhn")  # the game comes after the bot
+    assert r.returncode == 0 and "mine" in r.stdout, r.stderr
+
+
+# ---- agents whose start, finish or exit fails ----------------------------------------------------------
+AGENTS = """
+import sys
+
+class Base:
+    def __init__(self, game, players, seat, **params):
+        if params.get("init") == "exit":
+            sys.exit(7)
+    def act(self, view):
+        return view.legal_actions[0]
+
+class StartRaises(Base):
+    def start(self, index):
+        raise RuntimeError("no start")
+
+class StartExits(Base):
+    def start(self, index):
+        sys.exit(2)
+
+class FinishRaises(Base):
+    def finish(self, index, returns):
+        if index == 3:
+            raise ValueError("no finish")
+
+class ActExits(Base):
+    def act(self, view):
+        raise SystemExit(5)
+"""
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("StartRaises", r"StartRaises \(seat 0\) failed in start\(\) of game 0: RuntimeError: no start"),
+    ("StartExits", r"StartExits \(seat 0\) failed in start\(\) of game 0: SystemExit: 2"),
+    ("FinishRaises", r"FinishRaises \(seat 0\) failed in finish\(\) of game 3: ValueError: no finish"),
+    ("ActExits", r"ActExits \(seat 0\) failed in game 0: SystemExit: 5"),
+    ("Base:init=exit", r"Base:init=exit \(seat 0\): creating it failed: SystemExit: 7"),
+])
+def test_an_agent_failing_around_its_game_names_the_agent_seat_and_game(tmp_path, spec, message):
+    from runtime.agents import AgentError
+
+    agents = tmp_path / "agents.py"
+    agents.write_text(AGENTS)
+    with pytest.raises(AgentError, match=message):
+        Batch(RunConfig.build("kuhn", 2, f"py:{agents}:{spec},nash", {}, 1)).run(0, 6)
+
+
+def test_an_agent_module_that_exits_at_import_is_one_error_line(tmp_path):
+    agent = tmp_path / "quits.py"
+    agent.write_text("import sys\nsys.exit(4)\n")
+    line = one_error(playlab("play", "kuhn", "--bots", f"py:{agent}:A,nash", "--games", 3,
+                             env={"PLAYLAB_PLUGINS": KUHN}))
+    assert line == f"error: agent py:{agent}:A: exited while loading {agent} (SystemExit 4)"
+    agents = tmp_path / "agents.py"
+    agents.write_text(AGENTS)
+    line = one_error(playlab("play", "kuhn", "--bots", f"py:{agents}:FinishRaises,nash", "--games", 5,
+                             env={"PLAYLAB_PLUGINS": KUHN}))
+    assert r"failed in finish() of game 3: ValueError: no finish" in line and line.startswith("error: agent py:")
+
+
+# ---- the study's identity follows an agent's helper modules ----------------------------------------------
+def test_editing_an_agents_helper_module_makes_another_study(tmp_path):
+    home = tmp_path / "agent"
+    home.mkdir()
+    (home / "helper_choice.py").write_text("def pick(legal):\n    return legal[-1]\n")
+    (home / "hagent.py").write_text(textwrap.dedent("""
+        import os, sys
+        sys.path.insert(0, os.path.dirname(__file__))
+        import helper_choice
+
+        class H:
+            def __init__(self, game, players, seat, **params):
+                pass
+            def act(self, view):
+                return helper_choice.pick(view.legal_actions)
+    """))
+    out = tmp_path / "out"
+    args = ["play", "kuhn", "--bots", f"py:{home / 'hagent.py'}:H,nash", "--seed", 1, "--out", out]
+    env = {"PLAYLAB_PLUGINS": KUHN}
+    assert playlab(*args, "--games", 10, env=env).returncode == 0
+    again = playlab(*args, "--games", 20, env=env)  # unchanged: the same study, resumed
+    assert again.returncode == 0, again.stderr
+    (home / "helper_choice.py").write_text("def pick(legal):\n    return legal[0]\n")
+    line = one_error(playlab(*args, "--games", 30, env=env))
+    assert "the code it plays differs: agent" in line and "(edited?)" in line, line
+
+
+def test_an_agent_without_helpers_keeps_its_recorded_identity(tmp_path):
+    """A study written when only the agent's file was hashed still resumes."""
+    from experiments.store import _user_code, file_digest
+
+    agent = tmp_path / "plain.py"
+    agent.write_text("class P:\n    def __init__(self, **kw):\n        pass\n    def act(self, view):\n"
+                     "        return view.legal_actions[0]\n")
+    config = RunConfig.build("kuhn", 2, f"py:{agent}:P,nash", {}, 1)
+    assert _user_code(config)[f"agent {agent}"] == file_digest(str(agent))
+
+
+# ---- learned:model=DIR ------------------------------------------------------------------------------------
+def test_a_train_out_folder_plays_as_its_model_file(tmp_path):
+    from bots.learned import ModelError, shipped_path
+    from experiments.store import content_identity
+
+    folder = tmp_path / "train-moon"
+    folder.mkdir()
+    shutil.copy(shipped_path("moon"), folder / "model.npz")
+    by_folder = RunConfig.build("moon", 3, f"learned:model={folder},greedy,greedy", {}, 1)
+    by_file = RunConfig.build("moon", 3, f"learned:model={folder / 'model.npz'},greedy,greedy", {}, 1)
+    assert by_folder.bot_labels == by_file.bot_labels
+    assert content_identity(by_folder) == content_identity(by_file)
+    assert content_identity(by_folder)["bot_files"][0][0][1].startswith("sha256:")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelError, match="is a folder without model.npz"):
+        RunConfig.build("moon", 3, f"learned:model={tmp_path / 'empty'},greedy,greedy", {}, 1)
+
+
+# ---- a report of a plugin's study without the plugin ------------------------------------------------------
+def test_a_report_without_the_runs_plugin_says_to_give_it(tmp_path):
+    out = tmp_path / "tour"
+    r = playlab("--plugin", KUHN, "--plugin", FIRST_LEGAL_BOT, "tournament", "kuhn", "--bots", "first-legal,nash",
+                "--games", 20, "--seed", 1, "--boot", 0, "--out", out, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    line = one_error(playlab("--plugin", KUHN, "report", out))
+    assert line.startswith("error: unknown bot 'first-legal' for kuhn") and line.endswith(
+        f"(a plugin's bot? give the same --plugin FILE as the run that wrote {out})"), line
+    line = one_error(playlab("report", out))
+    assert line.startswith("error: unknown game 'kuhn'") and "(a plugin's game? give the same --plugin" in line
+    r = playlab("--plugin", KUHN, "--plugin", FIRST_LEGAL_BOT, "report", out)
+    assert r.returncode == 0, r.stderr
