@@ -105,10 +105,11 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
         name = bots[k - 1]
         entry = bot_entry(game_name, name)
         link = engine.LINK_TEMPLATES[entry.sees]
-        chain = bind(engine, (link,), game, extra={"bot": compiled_plugin_policy(game_name, name), "rest": chain,
-                                                   "KIND": k, "LISTS_LEGAL": entry.legal,
-                                                   "NUM_ACTIONS": max(1, game.INFO.num_actions)},
-                     qualifier=f"{qualifier}_k{k}", **engine.JIT_OPTIONS)[link]
+        # the link and the check of its bot's answer, bound with that bot's constants
+        extra = {"bot": compiled_plugin_policy(game_name, name), "rest": chain, "KIND": k,
+                 "LISTS_LEGAL": entry.legal, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
+        chain = bind(engine, ("legal_answer", link), game, extra=extra, qualifier=f"{qualifier}_k{k}",
+                     **engine.JIT_OPTIONS)[link]
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
     bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)
     return types.SimpleNamespace(game=game, bots=bots, **bound)

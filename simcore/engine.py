@@ -65,6 +65,16 @@ def no_bot(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     return REFUSED
 
 
+def legal_answer(a, legal, n):
+    """Bot answer ``a`` if the engine takes it, else ``REFUSED`` (bound per link, with its
+    bot's ``LISTS_LEGAL``).  The same check for every compiled bot, built-in or a plugin's:
+    among the ``legal[:n]`` it was handed; for a bot that finds its own moves (``legal=False``,
+    vouched for by its author and by ``playlab check``) inside the action ids at least."""
+    if LISTS_LEGAL:  # noqa: F821 (a constant per link: the other branch is compiled away)
+        return a if is_listed(a, legal, n) else REFUSED
+    return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
+
+
 def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     """Bot ``KIND`` of the run (bound per link), handed the seat's view and its legal
     actions; other kinds go down the chain (``rest``)."""
@@ -73,13 +83,7 @@ def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, lega
         n = 0
         if LISTS_LEGAL:  # noqa: F821 (bound per link: a constant, so the other branch is compiled away)
             n = legal_actions(state, params, legal)  # noqa: F821
-        a = bot(view, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
-        # the same check for every compiled bot, built-in or a plugin's: among the legal
-        # moves it was handed; a bot that finds its own moves (legal=False, vouched for by
-        # its author and by `playlab check`) inside the action ids at least
-        if LISTS_LEGAL:  # noqa: F821
-            return a if is_listed(a, legal, n) else REFUSED
-        return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
+        return legal_answer(bot(view, legal, n, bot_params, params, rng, seat, imem, fmem), legal, n)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
@@ -89,10 +93,7 @@ def link_state(kind, bot_params, state, params, rng, seat, imem, fmem, view, leg
         n = 0
         if LISTS_LEGAL:  # noqa: F821
             n = legal_actions(state, params, legal)  # noqa: F821
-        a = bot(state, legal, n, bot_params, params, rng, seat, imem, fmem)  # noqa: F821
-        if LISTS_LEGAL:  # noqa: F821 (as in link_view)
-            return a if is_listed(a, legal, n) else REFUSED
-        return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
+        return legal_answer(bot(state, legal, n, bot_params, params, rng, seat, imem, fmem), legal, n)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
@@ -272,4 +273,5 @@ NO_NRT = {"_nrt": False}
 INLINE = {"inline": "always"}
 JIT_OPTIONS = {"run_batch": {"nogil": True}, "choose_action": {**INLINE, **NO_NRT},
                "play_game": NO_NRT, "replay_loop": NO_NRT, "advance": NO_NRT,
-               "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT}
+               "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT,
+               "legal_answer": {**INLINE, **NO_NRT}}
