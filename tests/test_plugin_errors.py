@@ -14,21 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import playlab
 from runtime.runner import Batch, RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 KUHN = str(ROOT / "examples" / "plugins" / "kuhn.py")
 FIRST_LEGAL_BOT = str(ROOT / "examples" / "plugins" / "first_legal_bot.py")
-PLAYLAB = [sys.executable, "-m", "playlab.cli"]
-
-
-def playlab(*args, env=None, cwd=None):
-    import os
-
-    full = dict(os.environ)
-    full.update(env or {})
-    return subprocess.run(PLAYLAB + [str(a) for a in args], capture_output=True, text=True, env=full,
-                          cwd=cwd or ROOT, timeout=600)
 
 
 def one_error(r) -> str:

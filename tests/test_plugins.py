@@ -6,8 +6,6 @@ compiles small; the subprocess tests run the real command line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -15,21 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runtime.plugins import PluginError, load_plugin
+from cli_helpers import playlab
+from runtime.plugins import load_plugin
 from runtime.runner import Batch, RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_LEGAL_BOT = str(ROOT / "examples" / "plugins" / "first_legal_bot.py")
 FIRST_LEGAL_AGENT = "py:" + str(ROOT / "examples" / "agents" / "first_legal.py") + ":FirstLegal"
 KUHN = str(ROOT / "examples" / "plugins" / "kuhn.py")
-PLAYLAB = [sys.executable, "-m", "playlab.cli"]
-
-
-def playlab(*args, env=None, cwd=None):
-    full = dict(os.environ)
-    full.update(env or {})
-    return subprocess.run(PLAYLAB + list(args), capture_output=True, text=True, env=full, cwd=cwd or ROOT,
-                          timeout=600)
 
 
 # ---- the examples of shared/spec/plugins.md -------------------------------------------------------

@@ -6,14 +6,13 @@ bot's defaults is part of what that bot plays: the study's identity and the plug
 worker loads."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_helpers import playlab
 from runtime import RefusedMove
 from runtime.plugins import load_plugin
 from runtime.runner import Batch, RunConfig
@@ -43,11 +42,6 @@ BAD_BOTS = textwrap.dedent("""
     playlab.register_bot(playlab.BotSpec("refuse-unlisted", "answers a move id that is not listed"), unlisted,
                          games=playlab.ALL_GAMES)
 """)
-
-
-def run_cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "playlab.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -82,21 +76,21 @@ def test_legal_bots_play_on_as_before(bad_plugin):
 
 def test_the_command_line_says_it_in_one_line_and_keeps_nothing_it_would_trust(bad_plugin, tmp_path):
     out = tmp_path / "o"
-    r = run_cli("--plugin", bad_plugin, "play", "moon", "--bots", "greedy,refuse-late,greedy", "--games", "20",
+    r = playlab("--plugin", bad_plugin, "play", "moon", "--bots", "greedy,refuse-late,greedy", "--games", "20",
                 "--seed", "1", "--threads", "1", "--out", str(out), cwd=tmp_path)
     lines = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling the ")]
     assert r.returncode not in (0, -11, 139), r  # an error, not a segfault
     assert len(lines) == 1 and lines[0].startswith("error: bot refuse-late (seat 1) chose a move that is not legal"), r.stderr
     assert "Traceback" not in r.stderr
     assert not list(out.glob("*.parquet"))  # no game of the refused chunk was stored
-    r = run_cli("--plugin", bad_plugin, "show", "moon", "--seed", "1", "--bots", "refuse-far-out,greedy,greedy",
+    r = playlab("--plugin", bad_plugin, "show", "moon", "--seed", "1", "--bots", "refuse-far-out,greedy,greedy",
                 cwd=tmp_path)
     assert r.returncode not in (0, -11, 139) and r.stderr.strip().splitlines()[-1].startswith(
         "error: bot refuse-far-out (seat 0) chose a move that is not legal in game 0"), r.stderr
 
 
 def test_the_battery_reports_the_refused_move_as_not_legal(bad_plugin, tmp_path):
-    r = run_cli("--plugin", KUHN, "--plugin", bad_plugin, "check", "kuhn", "--bots", "refuse-far-out", "--no-protocol",
+    r = playlab("--plugin", KUHN, "--plugin", bad_plugin, "check", "kuhn", "--bots", "refuse-far-out", "--no-protocol",
                 cwd=tmp_path)
     assert r.returncode == 1, r
     failed = [ln for ln in r.stdout.splitlines() if ln.lstrip().startswith("FAIL")]
@@ -113,10 +107,10 @@ def test_a_plugin_that_sets_a_bots_defaults_is_part_of_the_study(tmp_path):
     plugin.write_text(DEFAULTS_PLUGIN)
     out = tmp_path / "o"
     common = ["play", "moon", "--bots", "bidder,greedy,greedy", "--seed", "1", "--threads", "1", "--out", str(out)]
-    r = run_cli(*common, "--games", "10", cwd=tmp_path)
+    r = playlab(*common, "--games", "10", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     # the same spec now plays other bidding: not the stored study, so not resumed into it
-    r = run_cli("--plugin", str(plugin), *common, "--games", "20", cwd=tmp_path)
+    r = playlab("--plugin", str(plugin), *common, "--games", "20", cwd=tmp_path)
     assert r.returncode == 2, r
     assert f"the code it plays differs: plugin {plugin} (not loaded there)" in r.stderr
     # and a run's configuration names the plugin, so a worker loads it before playing
