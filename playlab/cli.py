@@ -444,6 +444,11 @@ def main(argv=None) -> None:
     _warned.clear()
     try:
         _main(argv)
+    except SystemExit as exc:
+        code = exc.code
+        if code is None or isinstance(code, int):  # a text code is click's, printed by Python on the way out
+            stopping.leave(code or 0)
+        raise
     finally:
         warnings.showwarning = previous
 

@@ -332,6 +332,9 @@ MIN_GAMES_PER_PROCESS = 64
 
 def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the pool; no tracebacks here
+    # a forked worker inherits the command line's SIGTERM handler, which would unwind the
+    # parent's stack it also inherited and print the parent's stop line: terminate() ends it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _config_key(config):

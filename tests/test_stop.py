@@ -106,3 +106,19 @@ def test_a_stop_swallowed_by_a_callback_is_still_reported_as_the_stop(monkeypatc
     with pytest.raises(SystemExit) as exc:
         main(["play", "moon", "--games", "2"])
     assert exc.value.code == 2 and capsys.readouterr().err.strip() == "error: a bad value"
+
+
+@pytest.mark.parametrize("args, code", [(["play", "moon", "--games", "2"], 0), (["play", "moon", "--games", "0"], 2)])
+def test_the_program_ends_through_its_exit_handlers_with_its_status(tmp_path, args, code):
+    # the program skips the interpreter's teardown (pyarrow's thread pool can abort there,
+    # stopping.leave), but Python's exit handlers still run and the status is the command's
+    marker = tmp_path / "ran"
+    script = ("import atexit, sys\n"
+              f"atexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
+              f"sys.argv = ['playlab', *{args!r}]\n"
+              "from playlab.cli import main\n"
+              "main()\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert run.returncode == code, run.stderr
+    assert marker.read_text() == "ran"
+    assert ("games/s" in run.stdout) if code == 0 else run.stderr.startswith("error: ")
