@@ -165,10 +165,11 @@ def _check_writable(path, option):
         raise click.BadParameter(f"{path} is a directory", param_hint=option)
     if not parent.is_dir():
         raise click.BadParameter(f"directory {parent} does not exist", param_hint=option)
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    if p.exists() and not os.access(p, os.W_OK):
         raise click.BadParameter(f"{path} is not writable", param_hint=option)
-    # os.access answers yes to root everywhere, /proc and read-only mounts included: make
-    # (and drop) a file beside it, so the games are not played for a file that cannot be written
+    # the folder: not os.access, which answers yes to root everywhere (/proc and read-only
+    # mounts included), but a file made and dropped beside it, so the games are not played
+    # for a file that cannot be written
     import tempfile
 
     try:
