@@ -52,6 +52,13 @@ class Task:
 PHASE_HOOK: Callable[[str, int | None], None] | None = None
 
 
+def stopped_in_simulation(kept: int, total: int, path) -> str:
+    """What a stop while the games are played says (here, and the command line's watchdog
+    when a compiled chunk outlasts its grace)."""
+    return (f"interrupted during simulation: {kept} of {total} games are stored in {path}; "
+            "rerun the same command to resume")
+
+
 def _phase(name: str, total: int | None = None) -> None:
     if PHASE_HOOK is not None:
         PHASE_HOOK(name, total)
@@ -322,8 +329,7 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
         kept = store.kept(tasks)  # chunks written, and recorded, before the stop took effect
         total = sum(t.count for t in tasks)
-        raise Interrupted(f"interrupted during simulation: {kept} of {total} games are stored in {store.path}; "
-                          "rerun the same command to resume") from None
+        raise Interrupted(stopped_in_simulation(kept, total, store.path)) from None
     finally:
         if bar is not None:
             bar.close()

@@ -62,6 +62,7 @@ def stopped_line(message: str | None = None) -> str:
     from pathlib import Path
 
     from experiments.store import stored_count
+    from experiments.study import stopped_in_simulation
 
     if not Path(store).exists():
         # stopped before the study made its folder: say so, not "0 games are stored in" a
@@ -70,8 +71,7 @@ def stopped_line(message: str | None = None) -> str:
     if where == "simulation" and STATE["total"] is not None:
         # the study's own wording: a stop while a compiled chunk holds the main thread past
         # the grace is the same stop as one the study catches
-        return (f"interrupted during simulation: {stored_count(store)} of {STATE['total']} games are stored in {store}; "
-                "rerun the same command to resume")
+        return stopped_in_simulation(stored_count(store), STATE["total"], store)
     return (f"interrupted during {where}: {stored_count(store)} games are stored in {store}; "
             "rerun the same command to resume")
 
