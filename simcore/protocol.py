@@ -57,6 +57,11 @@ tables the game needs, e.g. a deck); ``out`` / ``scratch`` are caller-owned buff
         1): what search uses at a rollout's depth cut-off.  It may read the whole
         state it is given (search gives it determinized samples only).  Games without one
         get ``no_evaluate`` (1/players each: the cut-off then carries no information).
+    new_deal(state) -> bool                    (optional)
+        Whether chance has just dealt afresh (Moon: a hand has ended and the next one is
+        dealt; a game of one deal never is).  A search's sampled world deals it from a fresh
+        stream, so no play of the searching seat bears on it: cut-off rollouts stop there
+        and ``evaluate`` values the state.  Games without one get ``no_new_deal`` (never).
 
 Python-side (plain functions in the same module):
 
@@ -119,6 +124,7 @@ PROTOCOL_FUNCTIONS = (
     "returns",
     "observation",
     "evaluate",
+    "new_deal",
 )
 
 
@@ -206,7 +212,13 @@ def no_policy(view, legal, n, bot_params, params, rng, seat, imem, fmem):
     return -1
 
 
-OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate}
+@njit(cache=True, inline="always")
+def no_new_deal(state):
+    """The fallback of ``new_deal``: a game of one deal."""
+    return False
+
+
+OPTIONAL_FUNCTIONS = {"random_run": no_random_run, "evaluate": no_evaluate, "new_deal": no_new_deal}
 
 
 def game_tag(game: types.ModuleType) -> str:

@@ -5,7 +5,11 @@ policy it plays.
 policy, or of the game's ``random_action`` (``random_run``, its fast path, when it plays
 to the end), every seat drawing from a private stream derived from the deciding seat's
 bot stream; then it values the world for every seat, with ``returns`` at the end or the
-game's ``evaluate`` at a cut-off.
+game's ``evaluate`` at a cut-off.  A cut-off rollout also stops where chance deals afresh
+(the game's ``new_deal``: Moon's next hand).  The sampled world deals it from a fresh
+stream, so play beyond it only adds noise: in Moon the 8 decisions after a hand's end were
+the next hand's bids, discard and trump, the greedy bidder's costliest decisions, which
+``evaluate`` (the running totals until tiles are played) does not read.
 
 The rollout policy is not looked up by the bot at compile time: the bot's registration
 passes a ``RolloutPolicy`` (``RolloutPolicy("greedy")`` for mcts, ``RANDOM_ROLLOUT`` for
@@ -55,7 +59,8 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
     model for seats other than ``seat`` when there is one, else random play; every seat on
     a stream derived from ``rng[seat]``, which advances once) up to ``depth`` decisions (0:
     to the end; FINISH_TURN: on to the next change of seat), then value it into
-    ``work.value``: ``returns`` at the end, the game's ``evaluate`` at a cut-off."""
+    ``work.value``: ``returns`` at the end, the game's ``evaluate`` at a cut-off (also
+    where a cut-off rollout reaches a ``new_deal``)."""
     streams = work.streams
     legal = work.legal
     value = work.value
@@ -67,7 +72,7 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
     if use_policy and not (HAS_OTHERS or FINISH_TURN):  # noqa: F821 (bound per copy)
         # the plain loop (mcts, flatmc): this one's shape is what Moon's search was timed with
         # (through policy_move and the cut-off test below, Moon's games ran about 10% slower)
-        while not is_terminal(sim) and (depth == 0 or steps < depth):  # noqa: F821
+        while not is_terminal(sim) and (depth == 0 or (steps < depth and not new_deal(sim))):  # noqa: F821
             p = current_player(sim)  # noqa: F821
             # listing the moves is a good part of a step's cost; a policy that finds its own skips it
             m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
@@ -80,7 +85,7 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
             p = current_player(sim)  # noqa: F821
             # the cut-off: after ``depth`` decisions, or (FINISH_TURN) at the first change
             # of seat after them, so that no seat is valued half-way through its turn
-            if depth != 0 and steps >= depth and not (FINISH_TURN and p == last):  # noqa: F821
+            if depth != 0 and (new_deal(sim) or steps >= depth and not (FINISH_TURN and p == last)):  # noqa: F821
                 break
             apply(sim, params, policy_move(sim, params, legal, seat, p, streams, work.ints, work.floats))
             last = p
@@ -92,7 +97,7 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
             p = current_player(sim)  # noqa: F821
             apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
     else:
-        while not is_terminal(sim) and steps < depth:  # noqa: F821
+        while not is_terminal(sim) and steps < depth and not new_deal(sim):  # noqa: F821
             p = current_player(sim)  # noqa: F821
             apply(sim, params, random_action(sim, params, streams, p))  # noqa: F821
             steps += 1

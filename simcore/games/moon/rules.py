@@ -82,6 +82,13 @@ def is_terminal(state):
 
 
 @njit(cache=True, inline="always")
+def new_deal(state):
+    """A hand was just dealt (the game's start, after a scored hand or a redeal): nobody
+    has bid yet (protocol ``new_deal``)."""
+    return state[PHASE] == PHASE_BID and state[SPOKEN] == 0
+
+
+@njit(cache=True, inline="always")
 def _may_pass(state, params):
     # all_pass=force: the last to speak may not pass when nobody has bid
     return not (params[OPT_ALL_PASS] == ALL_PASS_FORCE and state[SPOKEN] == PLAYERS - 1
