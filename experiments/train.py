@@ -26,7 +26,9 @@
 Everything is seeded: the teacher's games by ``seed``, the initial weights and the order of
 minibatches by a numpy generator of ``seed``; ``train_state.npz`` (weights, optimiser,
 generator, curve) after each epoch lets a rerun resume where it stopped, to the same
-result as an uninterrupted run.
+result as an uninterrupted run.  A rerun with more ``--epochs`` (every other setting the
+same) goes on from the last epoch to the model a training of that many epochs gives, since
+nothing an epoch does depends on how many follow it.
 """
 from __future__ import annotations
 
@@ -94,6 +96,11 @@ class TrainConfig:
 
     def identity(self) -> dict:
         return asdict(self)
+
+    def course(self) -> dict:
+        """What fixes the path of the training, epoch by epoch: everything but how many
+        epochs it runs (a folder trained so far goes on with more)."""
+        return {k: v for k, v in json.loads(json.dumps(self.identity())).items() if k != "epochs"}
 
     def base_params(self) -> dict[str, float]:
         return parse_base(self.base)
@@ -336,10 +343,18 @@ def _save_state(path, config, w, opt, rng, epoch, curve, best, avg):
     os.replace(tmp, path)
 
 
+def _epochs_done(path) -> int:
+    """How many epochs the training state at ``path`` has run (0: none saved)."""
+    if not os.path.exists(path):
+        return 0
+    with np.load(path, allow_pickle=False) as data:
+        return int(json.loads(str(data["info"]))["epoch"])
+
+
 def _load_state(path, config, w, opt, rng):
     with np.load(path, allow_pickle=False) as data:
         info = json.loads(str(data["info"]))
-        if info["config"] != json.loads(json.dumps(config.identity())):
+        if {k: v for k, v in info["config"].items() if k != "epochs"} != config.course():
             raise ValueError(f"{os.path.dirname(path) or '.'} holds a training with other settings "
                              f"({info['config']}); use another --out")
         for k in w:
@@ -371,11 +386,18 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     if os.path.exists(info_path):
         with open(info_path) as fh:
             before = json.load(fh)
-        if before != json.loads(json.dumps(config.identity())):
+        if {k: v for k, v in before.items() if k != "epochs"} != config.course():
             raise ValueError(f"{out} holds a training with other settings; use another --out")
-    else:
-        with open(info_path, "w") as fh:
+        done = _epochs_done(os.path.join(out, STATE_FILE))
+        if done > config.epochs:
+            raise ValueError(f"{out} holds a training {done} epochs along, more than --epochs "
+                             f"{config.epochs}; give at least {done}, or use another --out")
+    if not os.path.exists(info_path) or before.get("epochs") != config.epochs:
+        # the same training with more epochs: it goes on where it stopped
+        tmp = info_path + ".tmp"
+        with open(tmp, "w") as fh:
             json.dump(config.identity(), fh, indent=1)
+        os.replace(tmp, info_path)
     t0 = time.perf_counter()
     chunks = math.ceil(config.teacher_games / teachers.CHUNK_GAMES)
     bar = _bar(chunks * config.players, "teacher games", progress)

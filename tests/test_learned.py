@@ -268,6 +268,33 @@ def test_the_training_games_are_the_compiled_bots_games(tmp_path):
     assert 0 < wins < 60
 
 
+def test_more_epochs_go_on_where_a_training_stopped_to_the_longer_trainings_model(tmp_path):
+    """A rerun into the same folder with only ``--epochs`` raised goes on from the last epoch
+    and ends where a training of that many epochs from the start ends; fewer epochs than the
+    folder has run are refused before anything is written."""
+    import json
+    from experiments.train import TrainConfig, train
+
+    quiet = dict(workers=1, threads=1, progress=False, log=lambda m: None)
+    one = TrainConfig("sequence-stacks", 2, {}, "greedy", 5, teacher_games=8, epochs=1, hidden=4, eval_games=8)
+    two = TrainConfig(**{**one.identity(), "epochs": 2})
+    train(one, str(tmp_path / "grown"), **quiet)
+    logged = []
+    grown = train(two, str(tmp_path / "grown"), **{**quiet, "log": logged.append})
+    assert "resuming after epoch 1 of 2" in logged
+    direct = train(two, str(tmp_path / "direct"), **quiet)
+    a, b = read_model(grown["model"]), read_model(direct["model"])
+    for k in Model.ARRAYS:
+        np.testing.assert_array_equal(getattr(a, k), getattr(b, k))
+    cols = ["epoch", "loss", "teacher_agreement", "win_rate"]
+    assert grown["curve"][cols].equals(direct["curve"][cols]) and len(grown["curve"]) == 3
+    info = (tmp_path / "grown" / "train.json").read_text()
+    assert json.loads(info)["epochs"] == 2
+    with pytest.raises(ValueError, match="2 epochs along, more than --epochs 1"):
+        train(one, str(tmp_path / "grown"), **quiet)
+    assert (tmp_path / "grown" / "train.json").read_text() == info
+
+
 def test_value_targets_averaging_and_calibration_resume_to_the_same_model(tmp_path):
     """``--q-rollouts`` with ``--average-from`` and ``--calibrate-games``: the model is the mean
     of the weights of the epochs from that one on, its greedy bonus moved by the offset that
