@@ -241,7 +241,7 @@ def _payer_by_rule(grid, cards):
 
 def test_the_payer_of_a_second_move_is_the_second_choice_of_the_first():
     """The payer's rule, and a two-move plan's second card (chosen with the plan, see
-    ``_payer_list``): the card the rule picks at the same grid among the same cards less
+    ``paying_card_over_list``): the card the rule picks at the same grid among the same cards less
     the first one paid."""
     rng = np.random.default_rng(13)
     for _ in range(300):

@@ -10,7 +10,7 @@ Depth 2 (``plan``) lists the placements once and works out for each the first mo
 after which it could gain a completion and those after which it could lose one
 (``build_list``), then tries only the first moves after which something can gain,
 best bound first, analysing again only the placements those moves can change
-(``_level2_list``); any other first move is worth less than the best single move.  Hands
+(``level2_over_list``); any other first move is worth less than the best single move.  Hands
 too large for ``scratch`` (and depth 3, for studies) use the plain search, which tries
 the 21 first moves (and pairs) one by one.
 """
@@ -122,7 +122,7 @@ def build_list(params, grid, lo, hi, s, with_new, reuse):
     Returns (the number of cards, or -1 when the hand does not fit: then the plain
     search runs; the first moves worth trying: a first move in no placement's new rows
     completes nothing and leaves no more completions than ``grid`` has, so it is worth
-    less than the best single move, see ``_level2_list``)."""
+    less than the best single move, see ``level2_over_list``)."""
     ncards = popcount(lo) + popcount(hi)
     pl = BASE + CARD_W * ncards
     cap = min(MAX_LIST, (s.shape[0] - pl) // 2)
@@ -191,7 +191,7 @@ def build_list(params, grid, lo, hi, s, with_new, reuse):
 
 
 @kernel
-def _best_single(s, spare, cost):
+def best_single_move(s, spare, cost):
     """From ``build_list``: the best single move (value, move; ties: lowest move), as
     ``_level1``."""
     best = NO_VALUE
@@ -300,7 +300,7 @@ def _most_points(s):
 
 
 @kernel
-def _row(params, grid, m1, slots, s):
+def cards_after_move(params, grid, m1, slots, s):
     """The cards after first move ``m1`` (the list built for ``grid``, where m1 is one of
     the moves worth trying): returns (points, count) of the cards that match and
     the cards (bit k) whose completions may have changed; for those it leaves the new
@@ -345,8 +345,8 @@ def _changed_card(s, ch):
 
 
 @kernel
-def _best_last(s, changed, limit, cost):
-    """Best second move after ``_row``: (points completed - cost, move, whether a move was
+def best_second_move(s, changed, limit, cost):
+    """Best second move after ``cards_after_move``: (points completed - cost, move, whether a move was
     ruled out for completing more than ``limit`` cards); ties: lowest move; (NO_VALUE, -1,
     ...) if none.  The points and counts from the search's grid are corrected for the
     cards that changed (up to three, the usual case, without a loop per move: its exit
@@ -469,12 +469,12 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
             ub = _bound(s, pick, r, reach, cost, cv)
             if ub < best - EPS or (ub <= best + EPS and pick > best_m):
                 continue
-        pts, n, changed = _row(params, grid, pick, slots, s)
+        pts, n, changed = cards_after_move(params, grid, pick, slots, s)
         left = spare - 1 - n
         if left < 0:
             continue
         v = pts - cost
-        tail, m2, over = _best_last(s, changed, left - 1, cv)
+        tail, m2, over = best_second_move(s, changed, left - 1, cv)
         if tail > 0.0:
             v += tail
         else:
@@ -500,7 +500,7 @@ def _rows_best(params, grid, slots, rows, spare, cost, cv, s):
 
 
 @kernel
-def _level2_list(params, grid, slots, rows, spare, cost, cv, s):
+def level2_over_list(params, grid, slots, rows, spare, cost, cv, s):
     """``_level2`` over the list built for ``grid`` (no card matches there),
     trying only the first moves in ``rows``.  Any other first move completes nothing and
     leaves no more completions than ``grid`` has, so it is worth at most
@@ -528,7 +528,7 @@ def plan(params, grid, lo, hi, spare, depth, cost, cv, s):
     if max(1, min(depth, spare - 1)) == 2:
         slots, rows = build_list(params, grid, lo, hi, s, YES, NO)
         if slots >= 0:
-            v, m = _level2_list(params, grid, slots, rows, spare, cost, cv, s)
+            v, m = level2_over_list(params, grid, slots, rows, spare, cost, cv, s)
             return v, m, slots
     v, m = search(params, grid, lo, hi, spare, depth, cost, cv, s)
     return v, m, np.int64(-1)

@@ -2,8 +2,8 @@
 the grid the plan leads to (most wrong cells in its best placement), then the one worth
 most points (the hardest to score), then the lowest id.
 
-``_payer_list`` and ``_payer_single`` read what the list search left in scratch (the plan's
-changed cards and second move); ``_payer`` follows a plain-search plan move by move.
+``paying_card_over_list`` and ``paying_card_single`` read what the list search left in scratch (the plan's
+changed cards and second move); ``paying_card`` follows a plain-search plan move by move.
 """
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -12,20 +12,20 @@ from simcore.games.shifting_stones import HALF, MOVES, P_PL_MASK, P_PL_START, P_
 from simcore.rng import popcount
 
 from .grid import CELLBITS, MATCHED, NONE, do_move, kernel
-from .listsearch import _best_last, _row
-from .plain import _take_best, hand_pass, search
+from .listsearch import best_second_move, cards_after_move
+from .plain import take_best_last_move, hand_pass, search
 from .scratch import (ACC, BASE, BEST_CHANGED, BEST_COMPS, BEST_M2, CARD_W, MC_MATCH_HI, MC_MATCH_LO,
                       NX_KEEP_HI, NX_KEEP_LO, NX_PAY)
 
 
 @kernel
-def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
-    """``_payer`` for a depth-2 plan found over the list (which is still in scratch, with
+def paying_card_over_list(params, grid, lo, hi, m1, slots, spare, cv, s):
+    """``paying_card`` for a depth-2 plan found over the list (which is still in scratch, with
     the best move's changed cards and second move)."""
     changed = s[BEST_CHANGED]
     if changed < 0:  # too many to keep: work them out again
-        _, n, changed = _row(params, grid, m1, slots, s)
-        tail, m2, over = _best_last(s, changed, spare - 2 - n, cv)
+        _, n, changed = cards_after_move(params, grid, m1, slots, s)
+        tail, m2, over = best_second_move(s, changed, spare - 2 - n, cv)
         if tail <= 0.0:
             m2 = -1
     else:
@@ -80,8 +80,8 @@ def _payer_list(params, grid, lo, hi, m1, slots, spare, cv, s):
 
 
 @kernel
-def _payer_single(params, grid, lo, hi, m1, slots, s):
-    """``_payer`` for a single move found from ``build_list``'s list."""
+def paying_card_single(params, grid, lo, hi, m1, slots, s):
+    """``paying_card`` for a single move found from ``build_list``'s list."""
     keep_lo = np.int64(0)
     keep_hi = np.int64(0)
     for k in range(slots):
@@ -144,7 +144,7 @@ def _fodder(params, grid, lo, hi):
 
 
 @kernel
-def _payer(params, grid, lo, hi, m1, depth, cv, s):
+def paying_card(params, grid, lo, hi, m1, depth, cv, s):
     """The card that pays for ``m1``, the first move of the best plan from ``grid``: follow
     the plan, then pick among the cards it does not score."""
     g = do_move(grid, m1)
@@ -174,7 +174,7 @@ def _payer(params, grid, lo, hi, m1, depth, cv, s):
     left = depth
     while True:
         _, n, mlo, mhi, touched = hand_pass(params, g, rest_lo, rest_hi, s)
-        _take_best(s, touched, NONE, 0.0)  # only clears
+        take_best_last_move(s, touched, NONE, 0.0)  # only clears
         keep_lo |= mlo
         keep_hi |= mhi
         rest_lo &= ~mlo

@@ -15,7 +15,7 @@ from .scratch import ACC
 def hand_pass(params, grid, lo, hi, acc):
     """One pass over the hand (lo, hi) at ``grid``: returns (points, count, mlo, mhi, moves)
     of the cards that match now, and adds (points << 8) + 1 of every other card to acc[m]
-    for each move m that would complete it (``moves``: the moves touched; ``_take_best``
+    for each move m that would complete it (``moves``: the moves touched; ``take_best_last_move``
     clears them)."""
     pts = np.int64(0)
     n = np.int64(0)
@@ -47,7 +47,7 @@ def hand_pass(params, grid, lo, hi, acc):
 
 
 @kernel
-def _take_best(acc, touched, limit, cost):
+def take_best_last_move(acc, touched, limit, cost):
     """The best last move among ``touched`` (points - cost, completing at most ``limit``
     cards; ties: lowest move) and clear the accumulators.  (NO_VALUE, -1) if none."""
     best = NO_VALUE
@@ -71,7 +71,7 @@ def _level1(params, grid, lo, hi, spare, cost, acc):
     ``spare``: cards that may still leave the hand, the move's own card included.  If no
     move completes anything: (-cost, the lowest move that completes nothing)."""
     _, _, _, _, touched = hand_pass(params, grid, lo, hi, acc)
-    best, best_m = _take_best(acc, touched, spare - 1, cost)
+    best, best_m = take_best_last_move(acc, touched, spare - 1, cost)
     if best_m < 0:
         idle = ~touched & ALL_MOVES
         return -cost, trailing_zeros(idle) if idle else 0
@@ -88,7 +88,7 @@ def _level2(params, grid, lo, hi, spare, cost, cv, acc):
         g1 = do_move(grid, m1)
         pts, n, _, _, touched = hand_pass(params, g1, lo, hi, acc)
         left = spare - 1 - n  # cards left that may pay for or be scored by the second move
-        tail, _ = _take_best(acc, touched, left - 1, cv)
+        tail, _ = take_best_last_move(acc, touched, left - 1, cv)
         if left < 0:
             continue
         v = pts - cost
@@ -107,7 +107,7 @@ def _level3(params, grid, lo, hi, spare, cost, cv, acc):
     for m1 in range(MOVES):
         g1 = do_move(grid, m1)
         pts, n, mlo, mhi, touched = hand_pass(params, g1, lo, hi, acc)
-        _take_best(acc, touched, NONE, 0.0)  # only clears
+        take_best_last_move(acc, touched, NONE, 0.0)  # only clears
         left = spare - 1 - n
         if left < 0:
             continue

@@ -28,12 +28,12 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from bots.registry import BotParam, BotSpec
 from simcore.games.shifting_stones import (DISCARD_BASE, DISCARD_HI, DISCARD_LO, END, GRID, HALF, HAND_HI,
-                                           HAND_LO, HAND_N, NCARDS, NUM_CARDS, OPT_HAND_SIZE, OPT_SOLO_STRIKES,
+                                           HAND_LO, NCARDS, NUM_CARDS, OPT_HAND_SIZE, OPT_SOLO_STRIKES,
                                            PENDING, PLAYERS, SCORE_BASE, SCORED_BY, SCORED_TOTAL, STRIKES,
                                            TURN_ACTIONS, TURNS, card_matches)
 from simcore.rng import popcount
 
-from .endgame import MAXD, PLAN_D, PLAN_DSET, PLAN_MOVES, PLAN_S, PLAN_SIZE, UMAX, W_NODES, WORK_SIZE, solve
+from .endgame import MAXD, PLAN_D, PLAN_DSET, PLAN_MOVES, PLAN_S, PLAN_SIZE, UMAX, WORK_SIZE, solve
 from .grid import do_move
 from .policy import greedy
 from .scratch import SCRATCH_SIZE

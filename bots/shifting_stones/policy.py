@@ -17,8 +17,8 @@ from simcore.games.shifting_stones import (DISCARD_BASE, END, GRID, HALF, HAND_H
                                            SCORE_BASE, SKIP, TURN_ACTIONS, card_matches, may_skip)
 
 from .grid import EPS, NO, ONE, TIE, YES, do_move, kernel, without
-from .listsearch import _best_single, _level2_list, build_list, plan
-from .payer import _payer, _payer_list, _payer_single
+from .listsearch import best_single_move, level2_over_list, build_list, plan
+from .payer import paying_card, paying_card_over_list, paying_card_single
 from .plain import search
 from .scratch import (FC_BOT, FC_CV, FC_GRID, FC_HI, FC_LO, FC_SEAT, MC_GRID, MC_KNOWN_HI, MC_KNOWN_LO,
                       MC_MATCH_HI, MC_MATCH_LO, NX_GRID, NX_HI, NX_KEEP_HI, NX_KEEP_LO, NX_LO, NX_MOVE,
@@ -135,7 +135,7 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         # the second move of the plan found at the last discard: it is the best single
         # move here (see _remember)
         m1 = scratch[NX_MOVE]
-        c = scratch[NX_PAY]  # chosen with the plan (see _payer_list)
+        c = scratch[NX_PAY]  # chosen with the plan (see paying_card_over_list)
         scratch[MC_MATCH_LO] = scratch[NX_KEEP_LO]
         scratch[MC_MATCH_HI] = scratch[NX_KEEP_HI]
         scratch[NX_SEAT] = -1
@@ -155,12 +155,12 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
         slots, rows = build_list(params, grid, lo, hi, scratch, not quick, NO)
     if slots >= 0:
         if quick:
-            best, m1 = _best_single(scratch, h, cv)
+            best, m1 = best_single_move(scratch, h, cv)
             mode = 1
             if best <= EPS:  # the same list, now with the rows
                 slots, rows = build_list(params, grid, lo, hi, scratch, YES, YES)
         if mode == 0 or best <= EPS:
-            best, m1 = _level2_list(params, grid, slots, rows, h, cv, cv, scratch)
+            best, m1 = level2_over_list(params, grid, slots, rows, h, cv, cv, scratch)
             mode = 2
     elif d >= 1:
         if quick:
@@ -172,11 +172,11 @@ def greedy(state, params, seat, depth, card_value, skip_threshold, replan, scrat
     if m1 >= 0 and best > EPS and not (can_skip and best <= skip_threshold + EPS):
         m2 = np.int64(-1)
         if mode == 1:
-            c = _payer_single(params, grid, lo, hi, m1, slots, scratch)
+            c = paying_card_single(params, grid, lo, hi, m1, slots, scratch)
         elif mode == 2:
-            c, m2 = _payer_list(params, grid, lo, hi, m1, slots, h, cv, scratch)
+            c, m2 = paying_card_over_list(params, grid, lo, hi, m1, slots, h, cv, scratch)
         else:
-            c = _payer(params, grid, lo, hi, m1, d, cv, scratch)
+            c = paying_card(params, grid, lo, hi, m1, d, cv, scratch)
         return _remember(scratch, seat, grid, lo, hi, c, m1, m2, mode != 0)
     if first and not (m1 >= 0 and best > EPS):
         scratch[FC_SEAT] = seat

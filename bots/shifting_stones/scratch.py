@@ -87,7 +87,7 @@ SCRATCH = Layout(
     # placement of it may gain completions | those after which one may gain or lose some
     # << 21.  Then per placement e (2 slots): its completions at the search's grid | its
     # index in params << 21 | k << 40; the first moves after which it may gain or lose
-    # completions (what ``_row`` asks of it)
+    # completions (what ``cards_after_move`` asks of it)
     Field("BASE", CARD_W * LIST_CARDS + 2 * MAX_LIST, "list: the cards, then their placements"),
     size_name="SCRATCH_SIZE",
 )
