@@ -226,7 +226,9 @@ def build(game: str, vary: Sequence[str], targets: Sequence[str], players: str |
                           f"{len(configs)} configurations ({first_round * len(configs)} games)")
     study = Study("balance", configs, first_round, seed, chunk=first_round,
                   meta={"vary": {n: [str(x) for x in grid[n]] for n in names}, "players": counts,
-                        "bots": configs[0].bot_labels[0], "targets": [t.text for t in parsed], "budget": budget})
+                        "bots": configs[0].bot_labels[0], "targets": [t.text for t in parsed], "budget": budget,
+                        # the rounds' sizes: not the store's chunk, which a folder keeps from its first run
+                        "first_round": first_round})
     return Search(study, variants, runs, counts, parsed, budget, first_round)
 
 

@@ -159,7 +159,9 @@ def replay_balance(record: dict, results: Results):
 
     vary = [f"{k}={','.join(map(str, v))}" for k, v in record["vary"].items()]
     search = bs.build(results.runs[0]["game"], vary, record["targets"], ",".join(map(str, record["players"])),
-                      record["bots"], int(record["seed"]), int(record["budget"]), int(record["chunk"]))
+                      record["bots"], int(record["seed"]), int(record["budget"]),
+                      # records written before first_round was kept: their first round was the chunk
+                      int(record.get("first_round", record["chunk"])))
     # no round plays past games_per_run (the last round's games): a store holding more (left
     # by an earlier search with a larger budget) is read only that far
     frame = pd.concat([bs.compact(df) for _, _, df in results.iter_chunks(games=int(record["games_per_run"]))],

@@ -91,6 +91,34 @@ def test_the_race_finds_the_planted_variants_and_drops_bad_ones_after_one_round(
     assert "forged" not in html
 
 
+def test_a_rerun_with_another_first_round_is_replayed_as_it_ran(tmp_path):
+    """The folder keeps the chunk size of its first run; the rounds of a rerun with another
+    ``--first-round`` are its own, and the report and ``verify`` replay those (they once
+    replayed rounds of the chunk's size: a different table and an "interrupted" note)."""
+    from experiments.store import open_results
+    from experiments.verify import verify
+    from reports import balance as B, recomputed
+
+    out = tmp_path / "b"
+    def search(first):
+        code, text = run("balance", "moon", "--vary", "target_score=7,13,21", "--target", "turns<=130",
+                         "--first-round", first, "--budget", 4000, "--seed", 2, "--no-progress", "--out", out)
+        assert code == 0, text
+        return pd.read_csv(out / "balance.csv", dtype={"meets": str, "turns<=130@3p:meets": str})
+
+    search(200)
+    table = search(100).set_index("target_score")
+    assert table.loc[21, "games"] == 100  # decided in the rerun's first round, of 100 games
+    record = json.loads((out / "study.json").read_text())
+    assert record["chunk"] == 200 and record["first_round"] == 100
+    st = B.load_study("b", out, open_results(out / "results"), record)
+    again = recomputed.balance_table(st).set_index("target_score")
+    for col in ("games", "meets", "turns<=130@3p:value", "turns<=130@3p:ci_low", "turns<=130@3p:ci_high"):
+        assert list(again[col]) == list(table[col]), col
+    (verdict,) = verify(out)
+    assert verdict.ok and verdict.notes == [], verdict.lines()
+
+
 def test_bad_balance_input_is_one_error_line():
     for extra, words in ((["--target", "speed<=3"], "unknown metric"),
                          (["--target", "turns<=3", "--budget", "10"], "the first round alone")):
