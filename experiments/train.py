@@ -100,7 +100,12 @@ class TrainConfig:
     def course(self) -> dict:
         """What fixes the path of the training, epoch by epoch: everything but how many
         epochs it runs (a folder trained so far goes on with more)."""
-        return {k: v for k, v in json.loads(json.dumps(self.identity())).items() if k != "epochs"}
+        return course_of(json.loads(json.dumps(self.identity())))
+
+
+def course_of(identity: Mapping[str, Any]) -> dict:
+    """A stored ``TrainConfig.identity()``'s course (``TrainConfig.course``)."""
+    return {k: v for k, v in identity.items() if k != "epochs"}
 
     def base_params(self) -> dict[str, float]:
         return parse_base(self.base)
@@ -354,7 +359,7 @@ def _epochs_done(path) -> int:
 def _load_state(path, config, w, opt, rng):
     with np.load(path, allow_pickle=False) as data:
         info = json.loads(str(data["info"]))
-        if {k: v for k, v in info["config"].items() if k != "epochs"} != config.course():
+        if course_of(info["config"]) != config.course():
             raise ValueError(f"{os.path.dirname(path) or '.'} holds a training with other settings "
                              f"({info['config']}); use another --out")
         for k in w:
@@ -386,7 +391,7 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     if os.path.exists(info_path):
         with open(info_path) as fh:
             before = json.load(fh)
-        if {k: v for k, v in before.items() if k != "epochs"} != config.course():
+        if course_of(before) != config.course():
             raise ValueError(f"{out} holds a training with other settings; use another --out")
         done = _epochs_done(os.path.join(out, STATE_FILE))
         if done > config.epochs:
