@@ -102,17 +102,17 @@ class TrainConfig:
         epochs it runs (a folder trained so far goes on with more)."""
         return course_of(json.loads(json.dumps(self.identity())))
 
-
-def course_of(identity: Mapping[str, Any]) -> dict:
-    """A stored ``TrainConfig.identity()``'s course (``TrainConfig.course``)."""
-    return {k: v for k, v in identity.items() if k != "epochs"}
-
     def base_params(self) -> dict[str, float]:
         return parse_base(self.base)
 
     def base_key(self) -> tuple:
         """The base as ``train_kernels.kernels`` takes it (sorted pairs)."""
         return tuple(sorted(self.base_params().items()))
+
+
+def course_of(identity: Mapping[str, Any]) -> dict:
+    """A stored ``TrainConfig.identity()``'s course (``TrainConfig.course``)."""
+    return {k: v for k, v in identity.items() if k != "epochs"}
 
 
 def parse_base(text: str) -> dict[str, float]:
