@@ -3,6 +3,8 @@ ratings, a balance search's variants, score and length distributions and truncat
 game's own section from its registration."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -61,7 +63,7 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                                                      "ci_high", "fair") if c in adv]],
                                     {"win share": ("win_share", "ci_low", "ci_high")})))
         worst = adv.loc[adv["advantage"].abs().idxmax()]
-        found.append(f"{info.title} ({st.name}): {pos_word.split(' (')[0]} {int(worst.position)} at "
+        found.append(f"{info.title} ({_named(st, worst)}): {pos_word.split(' (')[0]} {int(worst.position)} at "
                      f"{int(worst.players)} players wins {B.ci_text((worst.win_share, worst.ci_low, worst.ci_high))} "
                      f"of the games, fair is {100 / worst.players:.1f}%"
                      + (" (the largest deviation)" if len(adv) > 1 else ""))
@@ -113,16 +115,38 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                                      "truncated": ("truncated_share", "trunc_low", "trunc_high")})))
     if (ln["truncated_share"] >= 0.001).any():
         r = ln.loc[ln["truncated_share"].idxmax()]
-        found.append(f"{info.title} ({st.name}): {B.ci_text((r.truncated_share, r.trunc_low, r.trunc_high))} of the "
+        found.append(f"{info.title} ({_named(st, r)}): {B.ci_text((r.truncated_share, r.trunc_low, r.trunc_high))} of the "
                      f"games at {int(r.players)} players hit the cap and are left out of the win rates")
-    # the game's own section
-    game_blocks, game_found = game_section(st, info) if game_section is not None else ([], [])
-    if game_blocks and st.kind == "sweep":
-        game_blocks.insert(0, H.block(None, "The balance figures below pool every setting of the sweep; "
-                                     "see the sections above and sweep.csv for the settings apart."))
-    blocks += game_blocks
-    found += game_found
+    # the game's own section: once per rule setting of a sweep or balance search, each
+    # setting's figures headed and its findings named by it (pooled, a finding quoted one
+    # setting's figure as the study's), once for any other study
+    if game_section is not None:
+        for setting, part in B.split_settings(st):
+            if setting:
+                part = replace(part, name=f"{st.name}, {setting}")
+            game_blocks, game_found = game_section(part, info)
+            pooled = B.pooled_text(part)  # "pooling …": a tournament's seatings, its bots together
+            if game_blocks and pooled:
+                game_blocks.insert(0, H.block(None, f"The figures below pool {pooled[len('pooling '):]}."))
+            blocks += [_headed(b, setting) for b in game_blocks] if setting else game_blocks
+            found += game_found
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": intro(st), "blocks": blocks}, found
+
+
+def _named(st: B.StudyData, row) -> str:
+    """The study's name for a finding about one row of its tables, with the row's rule
+    setting when it has one (a sweep's or balance search's rows are per setting)."""
+    setting = getattr(row, "setting", "")
+    return f"{st.name}, {setting}" if isinstance(setting, str) and setting else st.name
+
+
+def _headed(block: dict, setting: str) -> dict:
+    """A block of one setting's game section, its heading (or figure text) naming the setting."""
+    out = dict(block)
+    if out.get("heading"):
+        out["heading"] = f"{out['heading']} ({setting})"
+    out["alt"] = f"{out.get('alt') or ''} ({setting})".strip()
+    return out
 
 
 def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:

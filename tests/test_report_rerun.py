@@ -127,6 +127,22 @@ def test_a_play_store_has_no_record_so_every_stored_game_is_reported(capsys, tmp
     assert len(B.load_study("p", out, results, record).frame) == 120
 
 
+def test_a_sweeps_game_section_is_per_setting_and_its_findings_name_it(capsys, tmp_path):
+    """The game's own section runs once per rule setting, each block headed and each finding
+    named by it; pooled, a finding quoted one setting's figure as the study's, and labelled
+    two settings at 2 players as "at 2 players and … at 2"."""
+    out = tmp_path / "sw"
+    cli(capsys, "sweep", "sequence-stacks", "--bots", "greedy,random", "--vary", "hand_size=3,7", "--games", 150,
+        "--seed", 17, "--threads", 1, "--no-progress", "--out", out)
+    page = page_text(capsys, out)
+    for setting in ("hand_size=5 (baseline)", "hand_size=3", "hand_size=7"):
+        assert f"Sequence Stacks: chips by colour ({setting})" in page
+        assert f"Sequence Stacks (sw, {setting}): seats that play" in page
+    assert not re.search(r"at 2 players and [0-9.]+ \[[0-9., ]+\] at 2\b", page)
+    # the generic findings about one row of a per-setting table name its setting too
+    assert re.search(r"Sequence Stacks \(sw, hand_size=[^)]*\)\)?: seat \d at 2 players wins", page)
+
+
 # ---- balance ----------------------------------------------------------------------------------
 VALUES = ["7", "13", "21", "61"]  # Moon's default target_score (21) among them
 BALANCE = ["balance", "moon", "--vary", f"target_score={','.join(VALUES)}", "--target", "turns<=130",
