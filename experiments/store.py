@@ -208,12 +208,15 @@ class StudyStore:
     the next run (``repairs`` says which)."""
 
     def __init__(self, path: str | Path, study: dict[str, Any], chunk: int = DEFAULT_CHUNK, lock=None,
-                 chunks: dict[str, dict] | None = None):
+                 chunks: dict[str, dict] | None = None, games_used: int | None = None):
         self.path = Path(path)
         self.study = study
         self.chunk = chunk
         self._lock = lock
         self.records: dict[str, dict] = dict(chunks or {})
+        # a bare store's (``play --out``, no study.json): the games per configuration the
+        # last command that finished with it used, which its report reads (None: all)
+        self.games_used = games_used
         self.repairs: list[str] = []  # "name (why)" of each chunk found damaged and recomputed
 
     @classmethod
@@ -246,7 +249,7 @@ class StudyStore:
                 if other:  # a resume ignores them, as every reader does, and says so
                     warnings.warn(ResultsWarning(f"{path}: ignoring {len(other)} file(s) that are not results "
                                                  f"chunks ({_names(other)})"), stacklevel=2)
-                return cls(path, study, chunk, lock, stored.get("chunks"))
+                return cls(path, study, chunk, lock, stored.get("chunks"), stored.get("games_used"))
             store = cls(path, study, chunk, lock)
             store._save()
             return store
@@ -267,6 +270,8 @@ class StudyStore:
     def _save(self) -> None:
         data = {"format": FORMAT, "version": VERSION, "chunk": self.chunk, "study": self.study,
                 "chunks": dict(sorted(self.records.items()))}
+        if self.games_used is not None:
+            data["games_used"] = self.games_used
         text = manifest_text(data)
         write_atomically(self.path / MANIFEST, lambda tmp: tmp.write_text(text))
 
@@ -290,6 +295,12 @@ class StudyStore:
             del self.records[f.name]  # not stored, as far as this run counts
             return False
         return int(record["rows"]) >= task.count
+
+    def note_games_used(self, games: int) -> None:
+        """Record that a command finished using games [0, ``games``) of each configuration."""
+        if self.games_used != games:
+            self.games_used = games
+            self._save()
 
     def kept(self, tasks) -> int:
         """How many of ``tasks``' games are stored and recorded (for a stop's message)."""

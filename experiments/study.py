@@ -340,6 +340,9 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
         if task.key not in done_keys:
             take(task, store.read(task))
             stored += task.count
+    if store is not None and study.kind == "play":
+        # a bare store has no study.json to say how many of its games the command used
+        store.note_games_used(study.games)
     frame = None
     if keep_frame:
         if frames:

@@ -139,7 +139,7 @@ def games_used(record: dict, results: Results) -> dict[int, int] | None:
     configuration number; None for a store without a record (``play --out``: all of it).
     A study rerun with fewer ``--games`` uses the first ones of a store holding more, and
     records that number; a balance search's numbers come from :func:`replay_balance`."""
-    if record.get("kind", "play") == "play" or "games_per_run" not in record:
+    if "games_per_run" not in record:
         return None
     if record["kind"] == "balance":
         return replay_balance(record, results)[1]

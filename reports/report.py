@@ -63,6 +63,8 @@ def discover(root: str | Path) -> list[B.StudyData]:
             home = parent
         else:
             record = {"kind": "play", "seed": data["study"]["seed"], "runs": data["study"]["runs"]}
+            if "games_used" in data:  # the games the last `play --out` into it printed
+                record["games_per_run"] = int(data["games_used"])
             home = store
         name = str(home.relative_to(root)) if home != root else home.name
         found.append(B.load_study(name, home, results, record))

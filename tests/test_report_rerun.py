@@ -118,9 +118,26 @@ def test_a_tournament_rerun_with_fewer_games_is_reported_as_its_tables_say(capsy
         same(rep[col], win[col])
 
 
-def test_a_play_store_has_no_record_so_every_stored_game_is_reported(capsys, tmp_path):
+def test_a_play_store_is_reported_with_the_games_its_last_play_printed(capsys, tmp_path):
+    """A bare store (``play --out``) has no study.json: its manifest records the games the
+    last ``play`` into it used, and the report shows those (it once showed every stored
+    game, 1,000 where the command printed 300).  A store written before that field: all."""
+    from experiments.store import read_manifest
+    from reports.report import discover
+
     out = tmp_path / "p"
     cli(capsys, "play", "moon", "--bots", "random", "--games", 120, "--seed", 1, "--chunk", 60, "--out", out)
+    text = cli(capsys, "play", "moon", "--bots", "random", "--games", 60, "--seed", 1, "--chunk", 60, "--out", out)
+    assert read_manifest(out)["games_used"] == 60
+    (st,) = discover(out)
+    assert len(st.frame) == 60 and st.frame["index"].max() == 59
+    printed = int(re.search(r"Three-Player Moon: (\d+) games", text).group(1))
+    assert printed == 60
+    page = page_text(capsys, out)
+    assert "60 games in 1 run" in page
+    cli(capsys, "play", "moon", "--bots", "random", "--games", 120, "--seed", 1, "--chunk", 60, "--out", out)
+    assert len(discover(out)[0].frame) == 120
+    # a store whose manifest has no games_used: every stored game, as before
     results = open_results(out, warn=False)
     record = {"kind": "play", "seed": 1, "runs": results.runs}
     assert games_used(record, results) is None
