@@ -72,7 +72,8 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
                                  H.table(ww, {"weaker ahead": ("weaker_ahead", "ci_low", "ci_high")})))
             r = ww.loc[ww["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
             findings.append(f"{title} ({st.name}): the weaker bot {r.weaker} finishes ahead of {r.stronger} in "
-                            f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games")
+                            f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games (a game they "
+                            "finish level counted as half)")
         sp = B.deal_spread(st)
         if sp is not None and len(sp):
             ent = B.mean_ci(sp["entropy"])

@@ -53,8 +53,9 @@ def section(st: B.StudyData, info):
             blocks.append(H.block(f"Shifting Stones: every card at {n} players", None, None,
                                  "Click a column to sort. Scored: share of decided games in which the card was "
                                  "scored (95% Wilson); worth: its value times that share; outlier: its interval "
-                                 "lies wholly above or below the mean share of its value class. Who scored a card "
-                                 "is not recorded, so how often a card decides the winner is not shown.", table))
+                                 "lies wholly above or below the mean share of its value class. Who scored each "
+                                 "card is recorded (the card_N_scored columns), but how often a card decides the "
+                                 "winner is not shown here.", table))
             if outliers:
                 found.append(f"Shifting Stones ({st.name}, {n} players): outliers within their value class: "
                              + "; ".join(outliers[:6]) + (" …" if len(outliers) > 6 else ""))
