@@ -286,11 +286,13 @@ def summarize(study: Study, collector: Collector) -> dict[str, pd.DataFrame]:
         for b in collector.bot_names:
             hit = bot[bot["bot"] == b] if bot is not None else bot
             if hit is None or not len(hit):
-                row[f"win_rate:{b}"] = row[f"win_share:{b}"] = row[f"win_share:{b}:low"] = \
-                    row[f"win_share:{b}:high"] = np.nan
+                row[f"win_rate:{b}"] = row[f"win_rate:{b}:low"] = row[f"win_rate:{b}:high"] = \
+                    row[f"win_share:{b}"] = row[f"win_share:{b}:low"] = row[f"win_share:{b}:high"] = np.nan
                 continue
             h = hit.iloc[0]
-            row[f"win_rate:{b}"] = h["win_rate_per_seat"]
+            # a shared win counted for every sharer, with its Wilson interval as the share's
+            row[f"win_rate:{b}"], row[f"win_rate:{b}:low"], row[f"win_rate:{b}:high"] = \
+                h["win_rate_per_seat"], h["rate_low"], h["rate_high"]
             row[f"win_share:{b}"], row[f"win_share:{b}:low"], row[f"win_share:{b}:high"] = \
                 h["win_share_per_seat"], h["ci_low"], h["ci_high"]
         rows.append(row)

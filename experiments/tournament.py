@@ -315,6 +315,7 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
         w = win[["bot", "games", "win_share_per_seat"]].copy()
         w["95% CI"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(win["ci_low"], win["ci_high"])]
         w["win_rate_per_seat"] = win["win_rate_per_seat"]
+        w["rate 95% CI"] = [f"[{a:.4f}, {b:.4f}]" for a, b in zip(win["rate_low"], win["rate_high"])]
         w["fair"] = win["fair"]
         lines.append(w.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if RESTRICTED_PLAY in tables:

@@ -169,6 +169,8 @@ def test_sweep_every_setting_and_seat(capsys, tmp_path):
         for b in ("random", "greedy:depth=1"):
             same([w.loc[b, "win_share_per_seat"], w.loc[b, "ci_low"], w.loc[b, "ci_high"]],
                  [s[f"win_share:{b}"], s[f"win_share:{b}:low"], s[f"win_share:{b}:high"]])
+            same([w.loc[b, "win_rate_per_seat"], w.loc[b, "rate_low"], w.loc[b, "rate_high"]],
+                 [s[f"win_rate:{b}"], s[f"win_rate:{b}:low"], s[f"win_rate:{b}:high"]])
 
 
 def test_deal_spread_reaches_one_when_bots_sit_out_seatings():
