@@ -244,6 +244,10 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append(fpa[["players", "seat", "games", "wins", "shared_wins", "win_rate", "ci", "win_share", "share ci",
                       "fair"]]
                  .to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    trunc = int(tables["fpa_tests"]["truncated"].sum())
+    if trunc:  # the header's games per player count include them
+        lines.append(f"games: the decided games each rate is over; the {trunc} truncated game(s) (below, "
+                     "by player count) are left out of the rates")
     if int(fpa["shared_wins"].sum()):
         lines.append("shared wins count as a win for every sharer (in `wins`, and on their own in "
                      "`shared_wins`), so a player count's win rates add up to more than 1; `win_share` splits "
@@ -256,7 +260,6 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     cols = [c for c in ("players", "decided", "truncated", "sole_wins", "shared", "chi2", "p_equal_seats", "p_holm", "p_first_vs_fair",
                         "first_minus_last", "se_paired", "se_unpaired") if c in tables["fpa_tests"]]
     lines.append(tables["fpa_tests"][cols].to_string(index=False, float_format=lambda x: f"{x:.4g}"))
-    trunc = int(tables["fpa_tests"]["truncated"].sum())
     if trunc:
         from .results import truncation_option
 
