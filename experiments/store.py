@@ -196,6 +196,13 @@ def manifest_text(data: dict[str, Any]) -> str:
     return json.dumps(body, indent=1)
 
 
+def record_text(record: dict[str, Any]) -> str:
+    """A study's ``study.json`` as its command writes it: the record plus a checksum of it,
+    as the manifest has, so that an edit by hand (``games_per_run``, a target, the budget:
+    what the report reads the results by) is detected by every reader (``check_record``)."""
+    return manifest_text(record) + "\n"
+
+
 def _manifest_checksum(body: dict[str, Any]) -> str:
     canon = json.dumps({k: v for k, v in body.items() if k != "checksum"}, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
@@ -746,3 +753,7 @@ def check_record(record: dict, study: dict, record_file: Path) -> None:
                 raise ResultsError(f"{record_file} does not describe the results beside it ({key} {a.get(key)} "
                                    f"there, {b.get(key)} in {RESULTS_DIR}/{MANIFEST}, configuration {r}); "
                                    "restore it or rerun the study")
+    # a record written before it carried a checksum is read as it is
+    if "checksum" in record and record["checksum"] != _manifest_checksum(record):
+        raise ResultsError(f"{record_file} was edited after its command wrote it (its checksum does not match); "
+                           "restore it or rerun the study's command")

@@ -28,7 +28,7 @@ import pandas as pd
 
 from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, MAX_GAMES, StudyStore, content_identity, write_atomically
+from .store import DEFAULT_CHUNK, MAX_GAMES, StudyStore, content_identity, record_text, write_atomically
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -423,7 +423,6 @@ def run_study(study: Study, collector, out: str | None = None, progress: bool | 
               threads: int | None = None, executor=None) -> StudyOutcome:
     """Execute ``study`` into ``out/results`` (resumable) feeding ``collector`` chunk by
     chunk, and write ``out/study.json``."""
-    import json
     from pathlib import Path
 
     store = None
@@ -437,6 +436,6 @@ def run_study(study: Study, collector, out: str | None = None, progress: bool | 
         record = study.describe()
         record.update(executor.describe())
         record["results"] = RESULTS_DIR
-        text = json.dumps(to_jsonable(record), indent=1) + "\n"
+        text = record_text(to_jsonable(record))
         write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
     return outcome

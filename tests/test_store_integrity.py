@@ -133,9 +133,20 @@ def test_6_an_edited_seed_fails_the_report(tmp_path, capsys):
     study = tmp_path / "fpa"
     assert CliRunner().invoke(cli, ["fpa", "moon", "--games", "20", "--seed", "3", "--out", str(study)]).exit_code == 0
     record = study / "study.json"
-    record.write_text(record.read_text().replace('"seed": 3', '"seed": 4'))
+    text = record.read_text()
+    record.write_text(text.replace('"seed": 3', '"seed": 4'))
     code, _, err = cli_run(capsys, "report", study)
     assert code == 2 and "study.json does not describe the results beside it (seed 4 there, 3 in" in err
+    # what the report reads the results by, edited: the record's checksum tells (games_per_run
+    # 20 -> 10 once made the report show 10 games while verify said ok)
+    assert '"games_per_run": 20' in text
+    record.write_text(text.replace('"games_per_run": 20', '"games_per_run": 10'))
+    code, _, err = cli_run(capsys, "report", study)
+    assert code == 2 and "study.json was edited after its command wrote it" in err and err.count("\n") == 1
+    code, out_text, _ = cli_run(capsys, "verify", study)
+    assert code != 0 and "was edited after its command wrote it" in out_text
+    record.write_text(text)
+    assert cli_run(capsys, "report", study)[0] == 0
 
 
 def test_notes_in_the_folder_do_not_break_the_reader(tmp_path):
