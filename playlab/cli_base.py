@@ -179,15 +179,22 @@ def _check_writable(path, option):
         raise click.BadParameter(f"{path} is not writable ({exc.strerror or exc})", param_hint=option) from None
 
 
-def _check_out_dir(path, option="--out"):
-    """Before any game is played: the output folder exists and is writable, or can be made."""
+def _check_out_dir(path, option="--out", study=False):
+    """Before any game is played: the output folder exists and is writable, or can be made;
+    for a ``study`` (its results go to ``DIR/results``), it is not itself the results folder
+    of a ``play --out`` (the report would find two studies under one name)."""
     from pathlib import Path
+
+    from experiments.store import MANIFEST
 
     if not path:
         return
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise click.BadParameter(f"{path} exists and is not a directory; give a folder", param_hint=option)
+    if study and (p / MANIFEST).exists():
+        raise click.BadParameter(f"{path} is the results folder of a `playlab play --out` run; a study writes a "
+                                 "folder of its own: choose another --out", param_hint=option)
     base = p
     while not base.exists():
         base = base.parent
@@ -276,7 +283,7 @@ def cli(plugins):
 def _run(study, collector, out, progress, threads):
     from experiments.study import run_study
 
-    _check_out_dir(out)
+    _check_out_dir(out, study=True)
     _check_winnable(study.configs)
     stopping.phase("start-up")
     stopping.hook_study()

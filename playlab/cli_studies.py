@@ -417,7 +417,7 @@ def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, o
 
     search = bs.build(game, vary, targets, players, bot_spec, seed, budget or bs.DEFAULT_BUDGET,
                       first_round or bs.FIRST_ROUND)
-    _check_out_dir(out)
+    _check_out_dir(out, study=True)
     _check_winnable(search.study.configs)
     store = None
     if out:

@@ -105,6 +105,18 @@ def test_corrupt_results_folder(capsys, tmp_path):
     assert "_study.json" in line or "manifest" in line
 
 
+def test_a_study_into_a_play_results_folder_is_refused(capsys, tmp_path):
+    """A study's results go to DIR/results; into a `play --out` folder the report would find
+    two studies under one name."""
+    out = tmp_path / "run"
+    assert run(capsys, "play", "moon", "--games", 3, "--out", out)[0] == 0
+    for args in (("fpa", "moon", "--games", 3), ("balance", "moon", "--vary", "target_score=11,21", "--target",
+                                                  "fpa<=0.5", "--first-round", 50, "--budget", 100)):
+        line = one_error(capsys, *args, "--out", out)
+        assert "results folder of a `playlab play --out` run" in line
+    assert sorted(p.name for p in out.iterdir()) == ["_lock", "_study.json", "part-0000-000000000000.parquet"]
+
+
 def test_threads_above_cores_said_once(capsys):
     import numba
 
