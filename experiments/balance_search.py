@@ -312,9 +312,12 @@ def format_table(search: Search, table: pd.DataFrame) -> str:
                     cells.append(f"{n}p not measured in any of its games")
             lines.append(f"             {t.metric}: " + "; ".join(cells))
     met = int((table["meets"] == MEETS).sum())
+    undecided = int((table["meets"] == UNDECIDED).sum())
     lines.append(f"{met} variant(s) meet every target; {int((table['meets'] == FAILS).sum())} fail one; "
-                 f"{int((table['meets'] == UNDECIDED).sum())} undecided when the budget ({search.budget} games) "
-                 f"was reached; {table.attrs.get('spent', 0)} games played over {table.attrs.get('looks', 0)} rounds")
+                 f"{undecided} undecided" + (f" (their next round would pass the budget of {search.budget} games)"
+                                             if undecided else "") +
+                 f"; {table.attrs.get('spent', 0)} games used over {table.attrs.get('looks', 0)} rounds "
+                 "(played now or read from the results folder)")
     lines.append("meets: every target's 95% interval inside it at every player count; fails: one interval wholly "
                  "outside; intervals are per look (not corrected for the rounds)")
     return "\n".join(lines)

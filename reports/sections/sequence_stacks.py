@@ -63,7 +63,7 @@ def section(st: B.StudyData, info):
                          H.table(ln, {"mean turns": ("mean_turns", "ci_low", "ci_high", False)})))
     if len(ln) > 1:
         a, z = ln.iloc[0], ln.iloc[-1]
-        found.append(f"Sequence Stacks ({st.name}): games last {a.mean_turns:.1f} [{a.ci_low:.1f}, {a.ci_high:.1f}] "
+        found.append(f"Sequence Stacks ({st.name}): decided games last {a.mean_turns:.1f} [{a.ci_low:.1f}, {a.ci_high:.1f}] "
                      f"turns at {int(a.players)} players and {z.mean_turns:.1f} [{z.ci_low:.1f}, {z.ci_high:.1f}] at "
                      f"{int(z.players)}")
     return blocks, found
