@@ -48,20 +48,23 @@ class Task:
 
 
 # told the phase a study is in ("simulation", "summarising": reading stored chunks back), so
-# that a stop can say where it happened (set by the command line)
-PHASE_HOOK: Callable[[str, int | None], None] | None = None
+# that a stop can say where it happened (set by the command line); in simulation also the
+# line a stop then prints (a function: what is stored changes as chunks complete)
+PHASE_HOOK: Callable[[str, Callable[[], str] | None], None] | None = None
 
 
-def stopped_in_simulation(kept: int, total: int, path) -> str:
+def stopped_in_simulation(kept: int, total: int, path, kind: str = "") -> str:
     """What a stop while the games are played says (here, and the command line's watchdog
-    when a compiled chunk outlasts its grace)."""
-    return (f"interrupted during simulation: {kept} of {total} games are stored in {path}; "
+    when a compiled chunk outlasts its grace): how many of the games this run was playing
+    are stored (a balance search plays a round at a time: of that round's)."""
+    games = f"this round's {total} games" if kind == "balance" else f"{total} games"
+    return (f"interrupted during simulation: {kept} of {games} are stored in {path}; "
             "rerun the same command to resume")
 
 
-def _phase(name: str, total: int | None = None) -> None:
+def _phase(name: str, stop_line: Callable[[], str] | None = None) -> None:
     if PHASE_HOOK is not None:
-        PHASE_HOOK(name, total)
+        PHASE_HOOK(name, stop_line)
 
 
 # a task is played in kernel calls of growing size, each aiming at about this long, so Ctrl-C
@@ -301,7 +304,9 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             frames.append(frame)
 
     t0 = time.perf_counter()
-    _phase("simulation", sum(t.count for t in tasks))
+    total = sum(t.count for t in tasks)
+    _phase("simulation", None if store is None else
+           (lambda: stopped_in_simulation(store.kept(tasks), total, store.path, study.kind)))
     try:
         for task, frame in executor.map(run_task, todo):
             frame = align(frame, columns)
@@ -327,9 +332,8 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             bar = None
         if store is None:
             raise Interrupted("interrupted; nothing was kept (--out DIR keeps finished chunks to resume)") from None
-        kept = store.kept(tasks)  # chunks written, and recorded, before the stop took effect
-        total = sum(t.count for t in tasks)
-        raise Interrupted(stopped_in_simulation(kept, total, store.path)) from None
+        # chunks written, and recorded, before the stop took effect
+        raise Interrupted(stopped_in_simulation(store.kept(tasks), total, store.path, study.kind)) from None
     finally:
         if bar is not None:
             bar.close()

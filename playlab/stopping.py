@@ -18,16 +18,16 @@ import threading
 
 GRACE = 0.6  # seconds the main thread has to stop by itself before the watchdog ends the process
 
-STATE = {"store": None, "phase": "start-up", "total": None, "lock": threading.Lock(), "said": False,
+STATE = {"store": None, "phase": "start-up", "stop_line": None, "lock": threading.Lock(), "said": False,
          "hard_exit": False, "signalled": False}
 
 
-def phase(name: str, total: int | None = None) -> None:
+def phase(name: str, stop_line=None) -> None:
     """The phase a stop message names (start-up, simulation, summarising, ratings, reading);
-    ``total``: the games the study runs in all, so the watchdog's line reads as the study's
-    own ("K of N games are stored")."""
+    ``stop_line``: in simulation, the study's own stop line ("K of N games are stored", of
+    the games this run plays), which the watchdog prints as the study would."""
     STATE["phase"] = name
-    STATE["total"] = total
+    STATE["stop_line"] = stop_line
     if os.environ.get("PLAYLAB_SHOW_PHASES"):  # for the tests of stopping in each phase
         print(f"phase: {name}", file=sys.stderr, flush=True)
         if os.environ.get("PLAYLAB_HOLD_PHASE") == name:  # a long phase, to be stopped in
@@ -62,16 +62,16 @@ def stopped_line(message: str | None = None) -> str:
     from pathlib import Path
 
     from experiments.store import stored_count
-    from experiments.study import stopped_in_simulation
 
     if not Path(store).exists():
         # stopped before the study made its folder: say so, not "0 games are stored in" a
         # folder the user will not find
         return f"interrupted during {where}; nothing was written ({store} was not created yet)"
-    if where == "simulation" and STATE["total"] is not None:
-        # the study's own wording: a stop while a compiled chunk holds the main thread past
-        # the grace is the same stop as one the study catches
-        return stopped_in_simulation(stored_count(store), STATE["total"], store)
+    if where == "simulation" and STATE["stop_line"] is not None:
+        # the study's own line: a stop while a compiled chunk holds the main thread past
+        # the grace is the same stop as one the study catches (it counted the whole folder
+        # against this run's games before: more than all of them, after a smaller rerun)
+        return STATE["stop_line"]()
     return (f"interrupted during {where}: {stored_count(store)} games are stored in {store}; "
             "rerun the same command to resume")
 

@@ -13,9 +13,10 @@ TOURNAMENT = [sys.executable, "-m", "playlab.cli", "tournament", "moon", "--bots
               "--no-progress", "--boot", "20"]
 
 
-def stop_in(phase, sig, out, games, hold=True, after=0.0):
+def stop_in(phase, sig, out, games, hold=True, after=0.0, command=None):
     env = dict(os.environ, PLAYLAB_SHOW_PHASES="1", **({"PLAYLAB_HOLD_PHASE": phase} if hold else {}))
-    run = subprocess.Popen(TOURNAMENT + ["--games", str(games), "--out", str(out)], stdout=subprocess.PIPE,
+    args = command or TOURNAMENT + ["--games", str(games)]
+    run = subprocess.Popen(args + ["--out", str(out)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=env)
     try:
         for line in run.stderr:
@@ -48,6 +49,27 @@ def test_a_stop_in_each_phase_is_quick_and_says_what_is_stored(tmp_path, phase, 
     assert code == 130 and seconds < 1.0, (seconds, lines)
     tail = "" if phase == "start-up" else "; rerun the same command to resume"
     assert lines == [f"error: {says.format(results=out / 'results')}{tail}"]
+
+
+def test_a_held_stop_counts_this_runs_games_not_the_folders(tmp_path):
+    """The watchdog's line counted every game in the folder against this run's: after a run
+    of 600 games, a rerun of 300 held in simulation said "600 of 300 games are stored"."""
+    out = tmp_path / "t"
+    assert subprocess.run(TOURNAMENT + ["--games", "100", "--out", str(out)], capture_output=True).returncode == 0
+    _, code, lines = stop_in("simulation", signal.SIGINT, out, 50)
+    assert code == 130
+    assert lines == [f"error: interrupted during simulation: 300 of 300 games are stored in {out / 'results'}; "
+                     "rerun the same command to resume"]
+
+
+def test_a_balance_search_stopped_says_the_rounds_games(tmp_path):
+    out = tmp_path / "b"
+    balance = [sys.executable, "-m", "playlab.cli", "balance", "moon", "--vary", "target_score=11,21", "--target",
+               "fpa<=0.001", "--first-round", "100", "--budget", "1000", "--threads", "1", "--no-progress"]
+    _, code, lines = stop_in("simulation", signal.SIGINT, out, 0, command=balance)
+    assert code == 130
+    assert lines == [f"error: interrupted during simulation: 0 of this round's 200 games are stored in "
+                     f"{out / 'results'}; rerun the same command to resume"]
 
 
 def test_a_stop_while_simulating_is_quick_and_says_what_is_stored(tmp_path):
