@@ -114,6 +114,35 @@ def bots(game):
         click.echo("")
 
 
+
+def _check_trace_target(trace_file, out, config):
+    """``--trace`` must not name a file the run writes or reads: one inside the ``--out``
+    results folder (its manifest, a chunk), a model, deck or agent module the run plays, or
+    one inside a model's folder (a trace there replaced the file, and the run said it wrote
+    its traces)."""
+    from pathlib import Path
+
+    from bots.registry import bot_entry
+    from runtime.agents import agent_files
+
+    t = Path(trace_file).resolve()
+    if out and (t == Path(out).resolve() or Path(out).resolve() in t.parents):
+        raise click.BadParameter(f"{trace_file} is inside the --out folder {out}, which holds the results; write "
+                                 "the traces elsewhere", param_hint="--trace")
+    read = [(config.variant[o.name], f"option {o.name}") for o in config.info.options
+            if o.kind == "path" and config.variant.get(o.name)]
+    for b in config.bots:
+        if b.is_agent:
+            read += [(f, f"agent {b.agent[0]}") for f in agent_files(*b.agent[:2]) or ()]
+        elif b.text:
+            spec = bot_entry(config.game, b.given_name).spec
+            read += [(v, f"{k} of bot {b.given_name}") for k, v in b.text if spec.takes_file(k)]
+    for path, what in read:
+        p = Path(path).resolve()
+        if t == p or (p.is_dir() and p in t.parents):
+            raise click.BadParameter(f"{trace_file} is {'inside ' if t != p else ''}a file the run reads "
+                                     f"({what}: {path}); write the traces elsewhere", param_hint="--trace")
+
 @cli.command(short_help="play games and print a per-seat summary")
 @click.argument("game")
 @click.option("--players", type=int, default=None,
@@ -145,6 +174,7 @@ def play(game, players, bot_specs, n_games, seed, variant, out, chunk, trace_fil
     k = _trace_games(trace_games, n_games, trace_file)
     if trace_file:
         _check_writable(trace_file, "--trace")  # before the games, not after them
+        _check_trace_target(trace_file, out, config)
     _check_out_dir(out)
     _check_winnable([config])
     stopping.hook_study()

@@ -2,6 +2,7 @@
 traceback, no file left behind; and the warnings a new user needs (threads, unwinnable
 options, truncation), the help texts and the wording of summaries."""
 import os
+import shutil
 
 import click
 import pytest
@@ -115,6 +116,26 @@ def test_a_study_into_a_play_results_folder_is_refused(capsys, tmp_path):
         line = one_error(capsys, *args, "--out", out)
         assert "results folder of a `playlab play --out` run" in line
     assert sorted(p.name for p in out.iterdir()) == ["_lock", "_study.json", "part-0000-000000000000.parquet"]
+
+
+def test_a_trace_over_a_file_the_run_writes_or_reads_is_refused(capsys, tmp_path):
+    """--trace into the --out folder replaced its manifest, and over a model file replaced
+    the model, while the run said it wrote its traces (exit 0)."""
+    out = tmp_path / "run"
+    assert run(capsys, "play", "moon", "--games", 3, "--out", out)[0] == 0
+    manifest = (out / "_study.json").read_bytes()
+    line = one_error(capsys, "play", "moon", "--games", 3, "--out", out, "--trace", out / "_study.json")
+    assert "is inside the --out folder" in line and (out / "_study.json").read_bytes() == manifest
+    from bots.learned import shipped_path
+
+    model = tmp_path / "m" / "model.npz"
+    model.parent.mkdir()
+    shutil.copy(shipped_path("moon"), model)
+    for given in (model, model.parent):
+        line = one_error(capsys, "play", "moon", "--games", 3, "--bots", f"learned:model={given},greedy,greedy",
+                         "--trace", model)
+        assert "is a file the run reads (model of bot learned" in line
+    assert model.read_bytes() == open(shipped_path("moon"), "rb").read()
 
 
 def test_threads_above_cores_said_once(capsys):
