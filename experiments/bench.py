@@ -138,13 +138,21 @@ def _rate(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
+def seats_label(bots) -> str:
+    """The bots of a measurement as ``--bots`` takes them, seat by seat; one name when every
+    seat plays it (a set of names hid the seating: greedy,random,bidder read as
+    bidder,greedy,random, and random,random,greedy as greedy,random)."""
+    bots = list(bots)
+    return bots[0] if len(set(bots)) == 1 else ",".join(bots)
+
+
 def format_table(records: list[dict]) -> str:
-    w = max([16] + [len(",".join(sorted(set(r["bots"])))) for r in records])  # as wide as the longest bots
+    w = max([16] + [len(seats_label(r["bots"])) for r in records])  # as wide as the longest bots
     head = (f"{'game':<16} {'players':>7} {'bots':<{w}} {'threads':>7} {'games':>9} {'games/s':>12} "
             f"{'decisions/s':>14} {'x random':>9} {'x same':>7}  other")
     lines = [head]
     for r in records:
-        bots = ",".join(sorted(set(r["bots"])))
+        bots = seats_label(r["bots"])
         ratio = f"{r['cost_vs_random']:.2f}" if "cost_vs_random" in r else "-"
         same = f"{r['cost_vs_random_same_positions']:.2f}" if "cost_vs_random_same_positions" in r else "-"
         other = "  ".join(f"{k}={_rate(v)}" for k, v in r.items()

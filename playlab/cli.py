@@ -258,8 +258,9 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
     configs = []
     for name in names:
         info = load_game(name).INFO
-        given = players or _infer_players(None, bot_specs)  # several specs: that many players, as in play
-        counts = [given] if given else list(range(info.min_players, info.max_players + 1))
+        # several specs: that many players, as in play (0 is a count, refused as play refuses it)
+        given = players if players is not None else _infer_players(None, bot_specs)
+        counts = [given] if given is not None else list(range(info.min_players, info.max_players + 1))
         configs += [_config(name, n, bot_specs, variant, seed) for n in counts]
     cores = numba.config.NUMBA_NUM_THREADS
     _check_threads(threads)
@@ -270,9 +271,10 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
 
 
 def _bench_progress(done, total, config, threads):
+    from experiments.bench import seats_label
     from simcore.options import players_text
 
-    bots = ",".join(sorted(set(config.bot_labels)))
+    bots = seats_label(config.bot_labels)
     click.echo(f"bench {done + 1}/{total}: {config.game}, {players_text(config.players)}, {bots}, "
                f"{threads} thread{'s' if threads != 1 else ''}", err=True)
 

@@ -75,6 +75,26 @@ def test_bench_takes_the_player_count_from_the_bot_specs_as_play_does(capsys):
     assert [r["players"] for r in records] == [3] and records[0]["bots"] == ["greedy", "greedy", "random"]
 
 
+def test_the_bench_table_names_the_bots_seat_by_seat_and_refuses_zero_players(capsys):
+    """Its bots column was a sorted set: random,random,greedy read as greedy,random; and
+    --players 0 measured every player count as if none were given."""
+    from experiments.bench import format_table, seats_label
+    from playlab.cli import main
+
+    assert seats_label(["random", "random", "greedy"]) == "random,random,greedy"
+    assert seats_label(["greedy", "random", "bidder:aggression=0.8"]) == "greedy,random,bidder:aggression=0.8"
+    assert seats_label(["random"] * 5) == "random"
+    row = {"game": "sequence-stacks", "players": 3, "bots": ["random", "random", "greedy"], "threads": 1,
+           "games": 10, "games_per_s": 5.0, "decisions_per_s": 50.0}
+    assert " random,random,greedy " in format_table([row]).splitlines()[1]
+    try:
+        main(["bench", "shifting-stones", "--players", "0", "--games", "5"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    err = capsys.readouterr().err
+    assert err == "error: shifting-stones is played by 1-5 players, not 0\n"
+
+
 def test_mcts_iterations_per_second_leave_compile_time_out():
     """The first decision compiles the search; it is taken untimed, so even a cold first
     measurement reports the search's own speed (it read 366 it/s when compile time counted)."""
