@@ -114,7 +114,6 @@ def bots(game):
         click.echo("")
 
 
-
 def _check_trace_target(trace_file, out, config):
     """``--trace`` must not name a file the run writes or reads: one inside the ``--out``
     results folder (its manifest, a chunk), a model, deck or agent module the run plays, or
@@ -142,6 +141,7 @@ def _check_trace_target(trace_file, out, config):
         if t == p or (p.is_dir() and p in t.parents):
             raise click.BadParameter(f"{trace_file} is {'inside ' if t != p else ''}a file the run reads "
                                      f"({what}: {path}); write the traces elsewhere", param_hint="--trace")
+
 
 @cli.command(short_help="play games and print a per-seat summary")
 @click.argument("game")
