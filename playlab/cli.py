@@ -121,22 +121,13 @@ def _check_trace_target(trace_file, out, config):
     its traces)."""
     from pathlib import Path
 
-    from bots.registry import bot_entry
-    from runtime.agents import agent_files
+    from experiments.store import files_read
 
     t = Path(trace_file).resolve()
     if out and (t == Path(out).resolve() or Path(out).resolve() in t.parents):
         raise click.BadParameter(f"{trace_file} is inside the --out folder {out}, which holds the results; write "
                                  "the traces elsewhere", param_hint="--trace")
-    read = [(config.variant[o.name], f"option {o.name}") for o in config.info.options
-            if o.kind == "path" and config.variant.get(o.name)]
-    for b in config.bots:
-        if b.is_agent:
-            read += [(f, f"agent {b.agent[0]}") for f in agent_files(*b.agent[:2]) or ()]
-        elif b.text:
-            spec = bot_entry(config.game, b.given_name).spec
-            read += [(v, f"{k} of bot {b.given_name}") for k, v in b.text if spec.takes_file(k)]
-    for path, what in read:
+    for path, what in files_read(config):
         p = Path(path).resolve()
         if t == p or (p.is_dir() and p in t.parents):
             raise click.BadParameter(f"{trace_file} is {'inside ' if t != p else ''}a file the run reads "
