@@ -440,6 +440,14 @@ def run_study(study: Study, collector, out: str | None = None, progress: bool | 
         record = study.describe()
         record.update(executor.describe())
         record["results"] = RESULTS_DIR
-        text = record_text(to_jsonable(record))
-        write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
+        write_record(out, record)
     return outcome
+
+
+def write_record(out, record: dict) -> None:
+    """``out/study.json``: the study's record with its checksum (``record_text``), written
+    whole or not at all (every study command writes its record through here)."""
+    from pathlib import Path
+
+    text = record_text(to_jsonable(record))
+    write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))

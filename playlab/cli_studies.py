@@ -412,8 +412,7 @@ def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, o
     from pathlib import Path
 
     from experiments import balance_search as bs
-    from experiments.store import record_text
-    from experiments.study import RESULTS_DIR, execute_study, to_jsonable, write_atomically, write_tables
+    from experiments.study import RESULTS_DIR, execute_study, to_jsonable, write_record, write_tables
 
     search = bs.build(game, vary, targets, players, bot_spec, seed, budget or bs.DEFAULT_BUDGET,
                       first_round or bs.FIRST_ROUND)
@@ -448,8 +447,7 @@ def balance(game, vary, targets, players, bot_spec, budget, first_round, seed, o
         files = write_tables(out, tables)
         record = search.study.describe()
         record.update(describe, results=RESULTS_DIR, games_spent=table.attrs["spent"])
-        text = record_text(to_jsonable(record))
-        write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
+        write_record(out, record)
     if as_json:
         click.echo(json.dumps(to_jsonable({"study": "balance", "seed": seed, "spent": table.attrs["spent"],
                                            "simulated": sum(simulated), "out": out, "files": files,
