@@ -434,6 +434,8 @@ def train(config: TrainConfig, out: str, workers: int = 2, threads: int | None =
     if os.path.exists(state_path):
         epoch, curve, best, avg = _load_state(state_path, config, w, opt, rng)
         log(f"resuming after epoch {epoch} of {config.epochs}")
+        # the curve's seconds go on from where the stopped run left them, not from 0 again
+        t0 = time.perf_counter() - curve[-1]["seconds"]
     else:
         epoch, curve = 0, []
         avg = {"w": None, "count": 0}

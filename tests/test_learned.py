@@ -288,6 +288,8 @@ def test_more_epochs_go_on_where_a_training_stopped_to_the_longer_trainings_mode
         np.testing.assert_array_equal(getattr(a, k), getattr(b, k))
     cols = ["epoch", "loss", "teacher_agreement", "win_rate"]
     assert grown["curve"][cols].equals(direct["curve"][cols]) and len(grown["curve"]) == 3
+    # the resumed epoch's seconds go on from the stopped run's, as the direct training's do
+    assert grown["curve"]["seconds"].is_monotonic_increasing
     info = (tmp_path / "grown" / "train.json").read_text()
     assert json.loads(info)["epochs"] == 2
     with pytest.raises(ValueError, match="2 epochs along, more than --epochs 1"):
