@@ -87,9 +87,14 @@ def format_narration(config, story: dict[str, Any]) -> str:
             lines.append(f"  -- seat {step['seat']} to decide, as it sees the game:")
             lines += ["     " + l for l in step["view"].splitlines()]
             lines.append(f"     chooses: {step['move']}")
-        for event in step["log"]:
+        # the words follow the step's first event, the move itself, so that what the move
+        # completed (a trick, a turn) is told after the move, not after that event's line
+        events = step["log"]
+        for event in events[:1]:
             emit(event)
         lines += ["      " + l for l in step["changes"]]
+        for event in events[1:]:
+            emit(event)
     r = story["result"]
     if r["truncated"]:
         cap = info.truncation_option

@@ -53,3 +53,21 @@ def test_view_shows_the_seats_own_view(capsys):
     assert "seat 1 to decide, as it sees the game:" in out and "chooses:" in out
     code, _, err = run(capsys, "show", "moon", "--view", "3")
     assert code != 0 and err.startswith("error: ") and "seat 3" in err
+
+
+def test_the_words_follow_the_move_before_what_it_completed(capsys):
+    """A move's words come right after its own event line: the play that completes a Moon
+    trick is told before the trick's event, not after it."""
+    code, out, _ = run(capsys, "show", "moon", "--bots", "greedy,greedy,greedy")
+    assert code == 0
+    lines = [line.strip() for line in out.splitlines()]
+    tricks = [k for k, line in enumerate(lines) if line.startswith("trick ") and ":" not in line]
+    assert tricks
+    for k in tricks:
+        # event "trick W" follows "play S T", "seat S plays T", "trick N: … seat W wins it …"
+        # (and, at a hand's last trick, the hand's result)
+        j = max(i for i in range(k) if lines[i].startswith("play "))
+        play, said, told = lines[j], lines[j + 1], lines[j + 2]
+        seat, tile = play.split()[1:3]
+        assert said == f"seat {seat} plays {tile}"
+        assert told.startswith("trick ") and f"seat {lines[k].split()[1]} wins it" in told
