@@ -42,6 +42,7 @@ FORMAT = "playlab-study"
 VERSION = 4  # 4: chunks recorded with their SHA-256, the manifest checksummed; 3: data files by hash
 DEFAULT_CHUNK = 100_000
 RESULTS_DIR = "results"  # a study's store inside its --out folder
+STUDY_RECORD = "study.json"  # a study command's record, beside its RESULTS_DIR
 MAX_GAMES = 10**12  # games per configuration: chunk names hold a 12-digit first index
 CHUNK_RE = re.compile(r"^part-(\d{4,})-(\d{12,})\.parquet$")
 
@@ -626,13 +627,16 @@ class Results:
         self.path = path
         self.manifest = read_manifest(path)
         self.study = self.manifest["study"]
-        record_file = path.parent / "study.json"
+        # the study command's record beside its results (None: a play --out store)
+        self.record: dict | None = None
+        record_file = path.parent / STUDY_RECORD
         if path.name == RESULTS_DIR and record_file.is_file():
             try:
                 record = json.loads(record_file.read_bytes().decode("utf-8"))
             except (OSError, ValueError) as exc:
                 raise ResultsError(f"corrupt study record {record_file}: {exc}") from None
             check_record(record, self.study, record_file)
+            self.record = record
         self.chunk = int(self.manifest["chunk"])
         records = self.manifest["chunks"]
         self.chunks: list[StoredChunk] = []
@@ -652,6 +656,18 @@ class Results:
     @property
     def runs(self) -> list[dict]:
         return self.study.get("runs", [])
+
+    def command_record(self) -> dict:
+        """What the command that wrote these results did, as its ``study.json`` says; for a
+        ``play --out`` store (no study.json) a record made from the manifest: kind play, its
+        seed and configurations, and ``games_per_run``, the games the last play into it used,
+        when the manifest records them (an older one does not: every game is used)."""
+        if self.record is not None:
+            return self.record
+        record = {"kind": "play", "seed": self.study["seed"], "runs": self.study["runs"]}
+        if "games_used" in self.manifest:
+            record["games_per_run"] = int(self.manifest["games_used"])
+        return record
 
     def warning(self) -> str | None:
         """One sentence naming the files the reader ignores, or None."""

@@ -28,7 +28,7 @@ import pandas as pd
 
 from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
-from .store import DEFAULT_CHUNK, MAX_GAMES, StudyStore, content_identity, record_text, write_atomically
+from .store import DEFAULT_CHUNK, MAX_GAMES, STUDY_RECORD, StudyStore, content_identity, record_text, write_atomically
 
 # the columns that say which configuration a row belongs to, before the seat columns
 CONFIG_COLUMNS = ("run", "game", "players", "seed")
@@ -450,4 +450,4 @@ def write_record(out, record: dict) -> None:
     from pathlib import Path
 
     text = record_text(to_jsonable(record))
-    write_atomically(Path(out) / "study.json", lambda tmp: tmp.write_text(text))
+    write_atomically(Path(out) / STUDY_RECORD, lambda tmp: tmp.write_text(text))

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .store import (CHUNK_RE, MANIFEST, RESULTS_DIR, ChunkError, Results, ResultsError, check_record, find_stores,
-                    load_chunk, read_manifest)
+from .store import CHUNK_RE, MANIFEST, ChunkError, Results, ResultsError, find_stores, load_chunk, read_manifest
 
 
 @dataclass
@@ -80,19 +79,9 @@ def verify_store(path: Path) -> StoreVerdict:
                              "the games its name claims")
     if results.ignored:
         verdict.notes.append(f"not results chunks, ignored by readers: {', '.join(results.ignored)}")
-    record_file = path.parent / "study.json"
-    if path.name == RESULTS_DIR and record_file.exists():
-        import json
-
-        try:
-            record = json.loads(record_file.read_text())
-            check_record(record, results.study, record_file)
-            want = int(record.get("games_per_run", 0))
-        except (OSError, ValueError) as exc:  # json.JSONDecodeError and ResultsError are ValueErrors
-            verdict.problems.append(str(exc))
-            want = 0
-        if want:
-            verdict.notes += unfinished(record, results, damaged=not verdict.ok)
+    record = results.command_record()
+    if "games_per_run" in record:
+        verdict.notes += unfinished(record, results, damaged=not verdict.ok)
     return verdict
 
 
@@ -136,7 +125,8 @@ class Unplayed(ResultsError):
 def games_used(record: dict, results: Results) -> dict[int, int] | None:
     """The games [0, n) of each configuration that the study's command used (summarised,
     printed and wrote to its CSV tables) when it wrote ``record`` (its study.json), by
-    configuration number; None for a store without a record (``play --out``: all of it).
+    configuration number; None for a record without ``games_per_run`` (an older ``play
+    --out`` store's: all of it).
     A study rerun with fewer ``--games`` uses the first ones of a store holding more, and
     records that number; a balance search's numbers come from :func:`replay_balance`."""
     if "games_per_run" not in record:

@@ -16,7 +16,6 @@ a partial report.
 from __future__ import annotations
 
 import html
-import json
 import os
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from . import balance as B
 from . import blocks as H
 from . import luck_skill, plots, study
 
-STUDY_FILE = "study.json"
 TEMPLATE = "template.html.j2"
 
 
@@ -39,8 +37,7 @@ def discover(root: str | Path) -> list[B.StudyData]:
     and verifies them; files in a store that are not its chunks are named in a warning."""
     import warnings
 
-    from experiments.store import MANIFEST, RESULTS_DIR, ResultsError, ResultsWarning, check_record, find_stores, \
-        open_results
+    from experiments.store import MANIFEST, ResultsWarning, find_stores, open_results
 
     root = Path(root)
     if not root.is_dir():
@@ -51,21 +48,8 @@ def discover(root: str | Path) -> list[B.StudyData]:
         message = results.warning()
         if message:
             warnings.warn(ResultsWarning(message), stacklevel=2)
-        data = results.manifest
-        parent = store.parent
-        record_file = parent / STUDY_FILE
-        if record_file.exists() and store.name == RESULTS_DIR:
-            try:
-                record = json.loads(record_file.read_text())
-            except (OSError, json.JSONDecodeError) as exc:
-                raise ResultsError(f"corrupt study record {record_file}: {exc}") from None
-            check_record(record, data["study"], record_file)
-            home = parent
-        else:
-            record = {"kind": "play", "seed": data["study"]["seed"], "runs": data["study"]["runs"]}
-            if "games_used" in data:  # the games the last `play --out` into it printed
-                record["games_per_run"] = int(data["games_used"])
-            home = store
+        record = results.command_record()
+        home = store.parent if results.record is not None else store
         name = str(home.relative_to(root)) if home != root else home.name
         found.append(B.load_study(name, home, results, record))
     if not found:
