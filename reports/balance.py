@@ -192,9 +192,10 @@ def split_settings(study: StudyData):
 
 
 def pooled_text(study: StudyData) -> str:
-    """What a per-game section over the whole ``study`` pools, in words for its title: the
-    bots when more than one plays (a tournament's seatings), the settings of a sweep; "" when
-    it pools nothing (one configuration, or one bot under one rule set per player count)."""
+    """What a per-game section over the whole ``study`` pools, in words ("every game of the
+    bots … together", "the N settings …"): the bots when more than one plays (a tournament's
+    seatings), the settings of a sweep; "" when it pools nothing (one configuration, or one
+    bot under one rule set per player count)."""
     frame = study.frame
     bot_cols = [c for c in frame.columns if c.startswith("bot_")]
     bots = sorted({str(b) for c in bot_cols for b in frame[c].dropna().unique() if str(b) not in ("", "nan", "<NA>")})
@@ -204,7 +205,7 @@ def pooled_text(study: StudyData) -> str:
         parts.append(f"every game of the bots {', '.join(bots)} together")
     if len(settings) > 1:
         parts.append(f"the {len(settings)} settings {'; '.join(settings)}")
-    return "pooling " + " and ".join(parts) if parts else ""
+    return " and ".join(parts)
 
 
 def read_wide(study: StudyData, prefix: str):

@@ -125,9 +125,9 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
             if setting:
                 part = replace(part, name=f"{st.name}, {setting}")
             game_blocks, game_found = game_section(part, info)
-            pooled = B.pooled_text(part)  # "pooling …": a tournament's seatings, its bots together
+            pooled = B.pooled_text(part)  # a tournament's seatings: its bots together
             if game_blocks and pooled:
-                game_blocks.insert(0, H.block(None, f"The figures below pool {pooled[len('pooling '):]}."))
+                game_blocks.insert(0, H.block(None, f"The figures below pool {pooled}."))
             blocks += [_headed(b, setting) for b in game_blocks] if setting else game_blocks
             found += game_found
     return {"id": "study-" + st.name.replace("/", "-"), "title": title, "intro": intro(st), "blocks": blocks}, found

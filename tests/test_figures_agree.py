@@ -226,11 +226,11 @@ def test_play_by_position_for_a_game_that_draws_its_first_player(capsys, tmp_pat
 def test_pooled_text_says_what_a_section_pools(capsys, tmp_path):
     cli(capsys, "tournament", "sequence-stacks", "--bots", "random,greedy", "--games", "20", "--seed", "1",
         "--no-progress", "--out", tmp_path / "t")
-    assert B.pooled_text(study(tmp_path / "t")) == "pooling every game of the bots greedy, random together"
+    assert B.pooled_text(study(tmp_path / "t")) == "every game of the bots greedy, random together"
     cli(capsys, "sweep", "sequence-stacks", "--vary", "chips_to_win=4", "--bots", "greedy", "--games", "20",
         "--no-progress", "--out", tmp_path / "s")
     sw = study(tmp_path / "s")
-    assert B.pooled_text(sw) == "pooling the 2 settings chips_to_win=5 (baseline); chips_to_win=4"
+    assert B.pooled_text(sw) == "the 2 settings chips_to_win=5 (baseline); chips_to_win=4"
     assert all(B.pooled_text(part) == "" for _, part in B.split_settings(sw))
 
 
