@@ -40,8 +40,28 @@ def games(game):
             click.echo(f"  {o.name:<20} default {default!s:<8} [{o.describe_range()}]  {o.help}")
         if game:
             _echo_columns(info)
+            _echo_observation(load_game(name))
             _echo_balance_metrics(name)
         click.echo("")
+
+
+def _echo_observation(module):
+    """The observation vector a Python agent reads (``view.observation``) and the PettingZoo
+    environments give: its size and layout, field by field."""
+    from simcore.layout import observation_layout
+
+    info = module.INFO
+    if info.observation_size is None:
+        click.echo("observation: none (the game declares no observation vector)")
+        return
+    sizes = sorted({info.observation_size(n) for n in range(info.min_players, info.max_players + 1)})
+    layout = observation_layout(module)
+    click.echo(f"observation (view.observation, the PettingZoo environments): float32, "
+               f"{' / '.join(map(str, sizes))} entries" + (" by player count" if len(sizes) > 1 else "")
+               + ("; seat blocks (r) are relative to the observer (0 = itself, 1 = the next seat to play after "
+                  "it, ...)" if layout is not None else "; the game declares no layout of it"))
+    if layout is not None:
+        click.echo(layout.table())
 
 
 def _echo_balance_metrics(name):

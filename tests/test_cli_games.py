@@ -37,3 +37,22 @@ def test_without_a_game_no_columns_and_an_unknown_game_is_one_error_line(capsys)
     assert code == 0 and "result columns" not in out and "kuhn" in out
     code, out, err = run(capsys, "games", "chess")
     assert code != 0 and err.startswith("error: unknown game 'chess'") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("game", ["moon", "shifting-stones", "sequence-stacks"])
+def test_a_game_describes_the_observation_an_agent_reads(capsys, game):
+    """plugins.md: ``view.observation`` is "the game's layout as `playlab games GAME`
+    describes it": its size and every field with its slice, back to back."""
+    from simcore.layout import observation_layout
+
+    module = load_game(game)
+    code, out, _ = run(capsys, "games", game)
+    assert code == 0
+    size = module.INFO.observation_size(module.INFO.min_players)
+    assert f"observation (view.observation, the PettingZoo environments): float32, {size} entries" in out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.startswith("    ")}
+    end = 0
+    for f in observation_layout(module).fields:
+        assert rows[f.name] == (f"[{end}]" if f.size == 1 else f"[{end}:{end + f.size}]")
+        end += f.size
+    assert end == size
