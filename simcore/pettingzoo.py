@@ -67,6 +67,20 @@ from .game import Game, GameError
 from .games import game_names, load_game
 from .layout import observation_bounds
 
+RUN_NUMBER_END = 2 ** 63  # a run's seed and a game's index are 0 .. 2^63 - 1, as on the command line
+
+
+def _run_number(value, what: str) -> int:
+    """``value`` as a seed or game index: a whole number in 0 .. 2^63 - 1 (a float such as
+    3.7 or a bool is refused, not rounded)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{what} must be a whole number in 0..2^63-1, not {value!r}")
+    if not 0 <= int(value) < RUN_NUMBER_END:
+        raise ValueError(f"{what} must be in 0..2^63-1, not {value}")
+    return int(value)
+
 __all__ = ["PlaylabEnv", "env", "raw_env", "GameError", "ENV_IDS", "register_envs", "MASK_PLACES"]
 
 VERSION = 0
@@ -131,15 +145,16 @@ class PlaylabEnv(AECEnv):
 
     # ---- episode ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            if int(seed) < 0:
-                raise ValueError(f"seed must be >= 0, not {seed}")
-            self.seed_value, self._next_index = int(seed), 0
+        # both checked before either is kept: a refused seed leaves the environment as it was
+        given_seed = None if seed is None else _run_number(seed, "seed")
+        given_index = _run_number(options["index"], "index") if options and "index" in options else None
+        index = given_index if given_index is not None else 0 if given_seed is not None else self._next_index
+        if index >= RUN_NUMBER_END:
+            raise ValueError(f"run {self.seed_value} has no game after index 2^63-1; reset with a seed")
+        if given_seed is not None:
+            self.seed_value = given_seed
         elif self.seed_value is None:
-            self.seed_value = int(np.random.SeedSequence().entropy % (2 ** 63))
-        index = self._next_index
-        if options and "index" in options:
-            index = int(options["index"])
+            self.seed_value = int(np.random.SeedSequence().entropy % RUN_NUMBER_END)
         self._next_index = index + 1
         self.game = Game(self.game_name, self.players, self._options, self.seed_value, index)
         self.agents = list(self.possible_agents)

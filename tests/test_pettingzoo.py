@@ -88,6 +88,25 @@ def test_reset_seed_is_playlab_game_zero_and_later_resets_the_next_indices(game,
     assert np.array_equal(e.unwrapped.game.state, Game(game, players, {}, 17, 1).state)
 
 
+@pytest.mark.parametrize("seed, options, message", [
+    (2 ** 63, None, "seed must be in 0..2\\^63-1"), (-1, None, "seed must be in 0..2\\^63-1"),
+    (3.7, None, "seed must be a whole number"), (True, None, "seed must be a whole number"),
+    (None, {"index": 2 ** 63}, "index must be in 0..2\\^63-1"), (5, {"index": "2"}, "index must be a whole number")])
+def test_a_seed_or_index_out_of_range_is_refused_and_changes_nothing(seed, options, message):
+    """A seed or game index as the command line takes them, 0..2^63-1, or a ValueError that
+    leaves the run as it was (the next plain reset deals the next game of the same run)."""
+    e = env("moon", 3)
+    e.reset(seed=17)
+    with pytest.raises(ValueError, match=message):
+        e.reset(seed=seed, options=options)
+    e.reset()
+    assert (e.unwrapped.seed_value, e.unwrapped.index) == (17, 1)
+    e.reset(seed=np.int64(2 ** 63 - 1), options={"index": 2 ** 63 - 1})
+    assert np.array_equal(e.unwrapped.game.state, Game("moon", 3, {}, 2 ** 63 - 1, 2 ** 63 - 1).state)
+    with pytest.raises(ValueError, match="no game after index 2"):
+        e.reset()
+
+
 def test_observation_is_the_acting_seats_own_and_the_mask_its_legal_actions():
     e = env("sequence-stacks", 3)
     e.reset(seed=3)
