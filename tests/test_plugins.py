@@ -50,6 +50,34 @@ def test_the_twins_agree_in_moon_too_and_in_two_processes(monkeypatch):
     assert np.array_equal(compiled, agent)
 
 
+def test_a_bot_reading_its_whole_view_plays_game_i_the_same_in_any_batch(tmp_path):
+    """A plugin bot whose move depends on every word of its view: game i is the same game
+    alone as after other games in one batch, in each game (Sequence Stacks' init leaves
+    words unset that observe copies; they held the previous game's words)."""
+    plugin = tmp_path / "whole_view.py"
+    plugin.write_text(textwrap.dedent("""
+        import playlab
+
+        def whole_view(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+            s = 0
+            for i in range(view.shape[0]):
+                s = s * 31 + view[i]
+            if s < 0:
+                s = -s
+            return legal[s % n]
+
+        playlab.register_bot(playlab.BotSpec("whole-view", "a move from every word of its view"),
+                             whole_view, games=playlab.ALL_GAMES)
+    """))
+    load_plugin(str(plugin))
+    for game, players in (("sequence-stacks", 2), ("moon", 3), ("shifting-stones", 2)):
+        bots = ",".join(["whole-view"] + ["greedy"] * (players - 1))
+        batch = Batch(RunConfig.build(game, players, bots, {}, 4))
+        together = batch.run(0, 6)
+        alone = np.concatenate([batch.run(i, 1) for i in range(6)])
+        assert np.array_equal(together, alone), game
+
+
 def test_agent_errors_name_the_agent_the_game_and_the_action(tmp_path):
     from runtime.agents import AgentError
 
