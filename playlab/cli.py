@@ -273,6 +273,12 @@ def bench(game, n_games, threads, players, bot_specs, variant, seed, rounds, as_
         given = players if players is not None else _infer_players(None, bot_specs)
         counts = [given] if given is not None else list(range(info.min_players, info.max_players + 1))
         configs += [_config(name, n, bot_specs, variant, seed) for n in counts]
+    if any(c.has_agents for c in configs):
+        # bench times the compiled kernels (and replays their recorded moves); an agent's
+        # moves are Python calls outside them
+        raise click.BadParameter("bench measures compiled bots; a Python agent (py:…) is played outside the "
+                                 "kernels: time it with `playlab play`, whose summary gives games/s",
+                                 param_hint="--bots")
     cores = numba.config.NUMBA_NUM_THREADS
     _check_threads(threads)
     _check_winnable(configs)

@@ -95,6 +95,23 @@ def test_the_bench_table_names_the_bots_seat_by_seat_and_refuses_zero_players(ca
     assert err == "error: shifting-stones is played by 1-5 players, not 0\n"
 
 
+def test_bench_refuses_a_python_agent_in_one_line(capsys):
+    """A Python agent's moves are not in the kernels bench times: refused before anything
+    runs (it crashed the process in Moon, and failed a replay in the other games)."""
+    from pathlib import Path
+
+    from playlab.cli import main
+
+    agent = "py:" + str(Path(__file__).resolve().parents[1] / "examples" / "agents" / "first_legal.py") + ":FirstLegal"
+    for game, others in (("moon", ",greedy,greedy"), ("shifting-stones", ",greedy")):
+        try:
+            main(["bench", game, "--bots", agent + others, "--games", "5", "--rounds", "1", "--threads", "1"])
+        except SystemExit as exc:
+            assert exc.code == 2
+        out, err = capsys.readouterr()
+        assert err.startswith("error: ") and err.count("\n") == 1 and "Python agent" in err and not out
+
+
 def test_mcts_iterations_per_second_leave_compile_time_out():
     """The first decision compiles the search; it is taken untimed, so even a cold first
     measurement reports the search's own speed (it read 366 it/s when compile time counted)."""
