@@ -73,6 +73,11 @@ class CheckFailed(AssertionError):
     pass
 
 
+class IllegalMove(CheckFailed):
+    """A bot played a move that is not legal: playing whole games with it is not safe (a
+    bot that finds its own moves, ``legal=False``, is not stopped by the engine)."""
+
+
 def require(cond, message: str) -> None:
     if not cond:
         raise CheckFailed(message)
@@ -306,8 +311,9 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
         buf, n = legal_of(module, state, params)
         played = ("a move the engine refused" if a == REFUSED and not config.bots[p].is_agent
                   else _name(module, a))
-        require(a in buf[:n].tolist(), f"seat {p} played {played}, which is not legal; legal: "
-                f"{', '.join(_name(module, x) for x in buf[:n])}")
+        if a not in buf[:n].tolist():
+            raise IllegalMove(f"seat {p} played {played}, which is not legal; legal: "
+                              f"{', '.join(_name(module, x) for x in buf[:n])}")
         decisions += 1
         # the engine's random draws from the legal moves through the game's own fast path,
         # which may read the state's layout: its privacy is the game's (check_information)
@@ -359,16 +365,20 @@ def check_threads(batch, games: int) -> None:
     require(np.array_equal(one, two), "1 and 2 threads gave different rows")
 
 
-def _run(verdict: Verdict, name: str, subject: str, fn, *args) -> None:
+def _run(verdict: Verdict, name: str, subject: str, fn, *args) -> Exception | None:
+    """Run one check into ``verdict``; the failure it raised, if any."""
     try:
         fn(*args)
         verdict.results.append(Result(name, subject, True))
     except CheckFailed as exc:
         verdict.results.append(Result(name, subject, False, str(exc)))
+        return exc
     except Exception as exc:  # a crash is a failure with its reason, not a traceback
         tb = traceback.extract_tb(exc.__traceback__)[-1]
         verdict.results.append(Result(name, subject, False,
                                       f"raised {type(exc).__name__}: {exc} ({tb.filename}:{tb.lineno})"))
+        return exc
+    return None
 
 
 CHEAP_BUDGETS = {"flatmc": "playouts=1", "mcts": "iterations=8", "pimc": "worlds=2"}
@@ -414,8 +424,14 @@ def check(game: str, bots: str | list[str] | None = None, players: int | None = 
                 continue
             slow = any(b.name in SLOW for b in batch.config.bots)
             count = 2 if slow else games
-            _run(verdict, "legal moves only; no peeking under resampling", subject, check_bot_legal_and_private,
-                 batch, spec)
+            failed = _run(verdict, "legal moves only; no peeking under resampling", subject,
+                          check_bot_legal_and_private, batch, spec)
+            if isinstance(failed, IllegalMove):
+                # whole games would apply its illegal moves (the engine stops a listed bot's,
+                # but only range-checks a legal=False bot's, and the game's state breaks)
+                for name in ("deterministic, whatever the batches", "same rows on 1 and 2 threads"):
+                    verdict.results.append(Result(name, subject, False, "not run: the bot plays illegal moves"))
+                continue
             _run(verdict, "deterministic, whatever the batches", subject, check_determinism, batch, count)
             _run(verdict, "same rows on 1 and 2 threads", subject, check_threads, batch, count)
     return verdict

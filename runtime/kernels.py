@@ -107,7 +107,8 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
         link = engine.LINK_TEMPLATES[entry.sees]
         # the link and the check of its bot's answer, bound with that bot's constants
         extra = {"bot": compiled_plugin_policy(game_name, name), "rest": chain, "KIND": k,
-                 "LISTS_LEGAL": entry.legal, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
+                 "LISTS_LEGAL": entry.legal, "LISTS_AFTER": not entry.legal and entry.plugin is not None,
+                 "NUM_ACTIONS": max(1, game.INFO.num_actions)}
         chain = bind(engine, ("legal_answer", link), game, extra=extra, qualifier=f"{qualifier}_k{k}",
                      **engine.JIT_OPTIONS)[link]
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}

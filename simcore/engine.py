@@ -65,13 +65,18 @@ def no_bot(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal):
     return REFUSED
 
 
-def legal_answer(a, legal, n):
+def legal_answer(a, state, params, legal, n):
     """Bot answer ``a`` if the engine takes it, else ``REFUSED`` (bound per link, with its
-    bot's ``LISTS_LEGAL``).  The same check for every compiled bot, built-in or a plugin's:
-    among the ``legal[:n]`` it was handed; for a bot that finds its own moves (``legal=False``,
-    vouched for by its author and by ``playlab check``) inside the action ids at least."""
-    if LISTS_LEGAL:  # noqa: F821 (a constant per link: the other branch is compiled away)
+    bot's ``LISTS_LEGAL`` and ``LISTS_AFTER``).  The same check for every compiled bot,
+    built-in or a plugin's: among the ``legal[:n]`` it was handed.  A bot that finds its own
+    moves (``legal=False``) is handed none: a plugin's answer is then checked against the
+    legal moves listed after it answered (``LISTS_AFTER``; an illegal move applied breaks the
+    game's state, even the process), a built-in one's, which the test suite plays through
+    ``playlab check``, only against the action ids."""
+    if LISTS_LEGAL:  # noqa: F821 (a constant per link: the other branches are compiled away)
         return a if is_listed(a, legal, n) else REFUSED
+    if LISTS_AFTER:  # noqa: F821
+        return a if is_listed(a, legal, legal_actions(state, params, legal)) else REFUSED  # noqa: F821
     return a if 0 <= a < NUM_ACTIONS else REFUSED  # noqa: F821
 
 
@@ -83,7 +88,7 @@ def link_view(kind, bot_params, state, params, rng, seat, imem, fmem, view, lega
         n = 0
         if LISTS_LEGAL:  # noqa: F821 (bound per link: a constant, so the other branch is compiled away)
             n = legal_actions(state, params, legal)  # noqa: F821
-        return legal_answer(bot(view, legal, n, bot_params, params, rng, seat, imem, fmem), legal, n)  # noqa: F821
+        return legal_answer(bot(view, legal, n, bot_params, params, rng, seat, imem, fmem), state, params, legal, n)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 
@@ -93,7 +98,7 @@ def link_state(kind, bot_params, state, params, rng, seat, imem, fmem, view, leg
         n = 0
         if LISTS_LEGAL:  # noqa: F821
             n = legal_actions(state, params, legal)  # noqa: F821
-        return legal_answer(bot(state, legal, n, bot_params, params, rng, seat, imem, fmem), legal, n)  # noqa: F821
+        return legal_answer(bot(state, legal, n, bot_params, params, rng, seat, imem, fmem), state, params, legal, n)  # noqa: F821
     return rest(kind, bot_params, state, params, rng, seat, imem, fmem, view, legal)  # noqa: F821
 
 

@@ -308,6 +308,32 @@ def test_legal_false_hands_a_bot_no_legal_actions(tmp_path):
     assert not np.array_equal(rows["listed"], rows["unlisted"])   # always bets: n was 2
 
 
+def test_a_plugin_bot_finding_its_own_moves_is_stopped_at_an_illegal_one(tmp_path):
+    """A plugin's ``legal=False`` bot that answers an action id that is not legal (Moon's
+    0, "play 0-0", in the bidding): ``play`` stops with one error line naming the bot and
+    the check command, and ``check`` reports the move and runs no game with it (both
+    crashed the process with a segmentation fault)."""
+    plugin = tmp_path / "own_moves.py"
+    plugin.write_text(textwrap.dedent('''
+        import playlab
+
+        def always_zero(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+            return 0
+
+        playlab.register_bot(playlab.BotSpec("always-zero", "action 0, found by itself"), always_zero,
+                             games=("moon",), legal=False)
+    '''))
+    run = playlab("--plugin", str(plugin), "play", "moon", "--bots", "always-zero,greedy,greedy", "--games", "3",
+                  "--threads", "1", cwd=tmp_path)
+    said = [line for line in run.stderr.splitlines() if not line.startswith("compiling ")]
+    assert run.returncode == 2 and len(said) == 1, run.stderr
+    assert said[0].startswith("error: bot always-zero (seat 0) chose a move that is not legal in game 0")
+    assert "check moon --bots always-zero" in said[0]
+    run = playlab("--plugin", str(plugin), "check", "moon", "--no-protocol", "--bots", "always-zero", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "which is not legal" in run.stdout and run.stdout.count("not run: the bot plays illegal moves") == 2
+
+
 def test_every_games_run_travels_to_processes_and_workers_as_it_is():
     """A run pickles as its specs and options and is rebuilt the same (Shifting Stones'
     default deck, "", is no value a user could give: only options set away from their
