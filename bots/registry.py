@@ -177,16 +177,28 @@ def _shaped_by(game: str, name: str) -> None:
 _THIS_IMPORT: dict[str, list[tuple[str, Any]]] = {}
 
 
+# (game, alias) -> the plugin that made it (None: playlab); and per plugin the aliases made
+# during its current import (one made twice in one import is a clash, as a bot's name)
+_ALIAS_OWNER: dict[tuple[str, str], str | None] = {}
+_THIS_IMPORT_ALIASES: dict[str, set[tuple[str, str]]] = {}
+
+
+def _made_by(plugin: str | None) -> str:
+    return f"plugin {plugin}" if plugin else "playlab"
+
+
 def start_plugin(plugin: str) -> None:
     """``plugin``'s import begins (``runtime.plugins``): what it registers from now on is
     checked against what it registers in the same import."""
     _THIS_IMPORT[plugin] = []
+    _THIS_IMPORT_ALIASES[plugin] = set()
 
 
 def finish_plugin(plugin: str, digest: str) -> None:
     """Key every bot ``plugin`` registered by the digest of all the sources it loaded
     (``runtime.plugins``: known only once its import has finished)."""
     _THIS_IMPORT.pop(plugin, None)
+    _THIS_IMPORT_ALIASES.pop(plugin, None)
     for i, e in enumerate(_BOTS):
         if e.plugin == plugin:
             _BOTS[i] = replace(e, digest=source_digest((*e.helpers, e.policy)) + digest)
@@ -234,6 +246,18 @@ def _check_params(spec: BotSpec) -> None:
             raise BotError(f"{where}: its range {low:g}..{high:g} is empty (low above high)")
         if not low <= default <= high:
             raise BotError(f"{where}: default {default:g} is outside its range {low:g}..{high:g}")
+
+
+def check_plugin_aliases() -> None:
+    """Raise ``BotError`` (naming the plugin) for an alias a plugin made that its game's
+    catalogue cannot hold: it names a bot the game lacks, or a bot took its name.  Checked
+    once every plugin is loaded (``runtime.plugins.load_configured``), as the catalogue
+    would find it at its first use by any command."""
+    from simcore.games import game_names
+
+    known = set(game_names())
+    for game in sorted({g for g, a in _ALIASES if _ALIAS_OWNER.get((g, a)) is not None} & known):
+        catalogue_entries(game)
 
 
 def unknown_bot_games() -> None:
@@ -306,6 +330,10 @@ def register_bot(spec: BotSpec, policy: Callable, *, games: str | Sequence[str] 
     if listed and any(seen == name and _overlap(seen_games, games)
                       for seen, seen_games in _THIS_IMPORT.get(plugin, ())):
         raise BotError(f"bot {name!r} is registered twice by this plugin (a bot needs a name of its own)")
+    for (game, alias) in _ALIASES:
+        if alias == name and (games == ALL_GAMES or game in games):
+            raise BotError(f"bot {name!r} is already an alias in {game}, made by "
+                           f"{_made_by(_ALIAS_OWNER.get((game, alias)))}")
     for other in _BOTS:
         if other.spec.name == name and _overlap(other.games, games):
             if (other.plugin, other.policy.__qualname__, other.policy.__module__) == \
@@ -338,7 +366,29 @@ def register_alias(game: str, name: str, spec: str) -> None:
     target = spec.split(":")[0]
     if not target or target == name:
         raise BotError(f"alias {name!r} must name another bot, not {spec!r}")
-    _ALIASES[(game, name)] = spec
+    if target == RANDOM_NAME:
+        raise BotError(f"alias {name!r} cannot name random, the engine's own bot (give --bots random)")
+    from simcore.plugin_context import current_plugin
+
+    plugin = current_plugin()
+    key = (game, name)
+    if key in _ALIASES:
+        owner = _ALIAS_OWNER.get(key)
+        # the same plugin imported afresh replaces its own alias (playlab's own code may
+        # only repeat its alias as it was); anyone else's is taken
+        renewed = owner == plugin and (key not in _THIS_IMPORT_ALIASES.get(plugin, ()) if plugin is not None
+                                       else _ALIASES[key] == spec)
+        if not renewed:
+            again = " again by this plugin" if owner == plugin else ""
+            raise BotError(f"{game}: the name {name!r} is already an alias of {_ALIASES[key]!r} made by "
+                           f"{_made_by(owner)}; an alias is made once{again} (give yours a name of its own)")
+    for e in _BOTS:
+        if e.spec.name == name and e.for_game(game):
+            raise BotError(f"{game}: alias {name!r} is already the name of a bot registered by {_made_by(e.plugin)}")
+    _ALIASES[key] = spec
+    _ALIAS_OWNER[key] = plugin
+    if plugin in _THIS_IMPORT_ALIASES:
+        _THIS_IMPORT_ALIASES[plugin].add(key)
     _shaped_by(game, name)
     _invalidate()
 
@@ -410,14 +460,16 @@ def catalogue_entries(game_name: str) -> tuple[BotEntry, ...]:
     for (game, alias), spec in _ALIASES.items():
         if game != game_name:
             continue
+        by = _made_by(_ALIAS_OWNER.get((game, alias)))
         if alias in known:
-            raise BotError(f"{game_name}: alias {alias!r} is also the name of a bot")
+            raise BotError(f"{game_name}: alias {alias!r} (made by {by}) is also the name of a bot")
         target, *pairs = spec.split(":")
         entry = next((e for e in out if e.spec.name == target), None)
         if entry is None:
-            raise BotError(f"{game_name}: alias {alias!r} names bot {target!r}, which the game does not have")
+            raise BotError(f"{game_name}: alias {alias!r} (made by {by}) names bot {target!r}, which the game "
+                           "does not have")
         values = dict(_pairs(target, pairs))
-        base = with_defaults(entry.spec, values, f"{game_name}: alias {alias}") if values else entry.spec
+        base = with_defaults(entry.spec, values, f"{game_name}: alias {alias} (made by {by})") if values else entry.spec
         out.append(replace(entry, spec=replace(base, name=alias, help=f"{spec} (alias): {base.help}", plays=target)))
         known.add(alias)
     for (game, bot) in _DEFAULTS:

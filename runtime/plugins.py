@@ -193,7 +193,7 @@ def load_configured(cli_specs=()) -> list[types.ModuleType]:
     """Installed entry points, then ``PLAYLAB_PLUGINS``, then the ``--plugin`` options; then a
     bot registered for a game none of them (nor playlab) registers is an error naming its
     plugin (only now: the game may come from a plugin loaded after the bot's)."""
-    from bots.registry import BotError, unknown_bot_games
+    from bots.registry import BotError, check_plugin_aliases, unknown_bot_games
 
     global _ENTRY_POINTS_DONE
     out = []
@@ -203,6 +203,7 @@ def load_configured(cli_specs=()) -> list[types.ModuleType]:
     out += load_plugins(env_plugins() + list(cli_specs))
     try:
         unknown_bot_games()
+        check_plugin_aliases()
     except BotError as exc:
         raise PluginError(str(exc)) from None
     return out

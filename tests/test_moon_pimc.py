@@ -53,10 +53,12 @@ def test_expert_is_pimc_with_its_defaults():
 
 @pytest.fixture
 def clean_aliases():
-    saved = dict(registry._ALIASES)
+    saved, owners = dict(registry._ALIASES), dict(registry._ALIAS_OWNER)
     yield
     registry._ALIASES.clear()
     registry._ALIASES.update(saved)
+    registry._ALIAS_OWNER.clear()
+    registry._ALIAS_OWNER.update(owners)
     registry._invalidate()
 
 
@@ -69,7 +71,6 @@ def test_an_alias_carries_its_values_as_defaults(clean_aliases):
 
 @pytest.mark.parametrize("alias,spec,message", [
     ("nobody", "no-such-bot", "does not have"),
-    ("greedy", "bidder", "also the name of a bot"),
     ("odd", "bidder:nonsense=1", "has no parameter"),
 ])
 def test_bad_aliases_are_refused_when_the_catalogue_is_read(clean_aliases, alias, spec, message):
@@ -78,9 +79,13 @@ def test_bad_aliases_are_refused_when_the_catalogue_is_read(clean_aliases, alias
         bots_for("moon")
 
 
-def test_an_alias_must_name_another_bot():
+def test_an_alias_must_name_another_bot(clean_aliases):
     with pytest.raises(BotError):
         register_alias("moon", "expert", "expert")
+    with pytest.raises(BotError, match="already the name of a bot registered by playlab"):
+        register_alias("moon", "greedy", "bidder")
+    with pytest.raises(BotError, match="already an alias of 'pimc' made by playlab"):
+        register_alias("moon", "expert", "greedy")
     with pytest.raises(BotError):
         register_alias("moon", "bad name", "pimc")
 

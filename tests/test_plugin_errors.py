@@ -275,3 +275,37 @@ def test_a_report_without_the_runs_plugin_says_to_give_it(tmp_path):
     assert line.startswith("error: unknown game 'kuhn'") and "(a plugin's game? give the same --plugin" in line
     r = playlab("--plugin", KUHN, "--plugin", FIRST_LEGAL_BOT, "report", out)
     assert r.returncode == 0, r.stderr
+
+
+# ---- aliases -----------------------------------------------------------------------------------------------
+def test_an_alias_whose_name_is_taken_is_one_line_naming_the_plugin(tmp_path):
+    """An alias is a bot name like any other: one taken by playlab (Moon's `expert`, its
+    `greedy`), by another plugin or earlier by the same one is refused naming the plugin,
+    as is one naming a bot the game lacks (it took over `expert` silently, the last of two
+    plugins won, and the catalogue's error named no plugin)."""
+    def alias_plugin(name, *calls):
+        path = tmp_path / f"{name}.py"
+        path.write_text("import playlab\n" + "".join(f"playlab.register_alias('moon', {a!r}, {b!r})\n"
+                                                      for a, b in calls))
+        return str(path)
+
+    expert = alias_plugin("takes_expert", ("expert", "greedy"))
+    line = one_error(playlab("--plugin", expert, "bots", "moon"))
+    assert line.startswith(f"error: plugin {expert}: moon: the name 'expert' is already an alias of 'pimc' made by "
+                           "playlab"), line
+    greedy = alias_plugin("takes_greedy", ("greedy", "bidder"))
+    line = one_error(playlab("--plugin", greedy, "bots", "moon"))
+    assert line == f"error: plugin {greedy}: moon: alias 'greedy' is already the name of a bot registered by playlab"
+    first, second = alias_plugin("first", ("mine", "greedy")), alias_plugin("second", ("mine", "bidder"))
+    line = one_error(playlab("--plugin", first, "--plugin", second, "bots", "moon"))
+    assert line.startswith(f"error: plugin {second}: moon: the name 'mine' is already an alias of 'greedy' made by "
+                           f"plugin {first}"), line
+    twice = alias_plugin("twice", ("mine", "greedy"), ("mine", "bidder"))
+    assert "made once again by this plugin" in one_error(playlab("--plugin", twice, "bots", "moon"))
+    missing = alias_plugin("missing", ("mine", "nosuchbot"))
+    line = one_error(playlab("--plugin", missing, "play", "moon", "--bots", "greedy", "--games", 2))
+    assert line == (f"error: moon: alias 'mine' (made by plugin {missing}) names bot 'nosuchbot', which the game "
+                    "does not have"), line
+    fine = alias_plugin("fine", ("mine", "bidder:aggression=0.8"))
+    r = playlab("--plugin", fine, "bots", "moon")
+    assert r.returncode == 0 and "expert" in r.stdout and "mine" in r.stdout, r.stderr
