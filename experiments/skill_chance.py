@@ -34,7 +34,7 @@ def _rates_a(outcomes: np.ndarray, counts: np.ndarray, keys: np.ndarray) -> np.n
     """Win rate of each pair's lower-coded bot (ties as half) under each row of ``counts``
     (resamples x orders), as ``stats.pairwise_from_orders`` computes it; nan where a pair did
     not meet."""
-    tally = np.rint(np.einsum("ro,tok->trk", np.atleast_2d(counts), outcomes[:, :, keys]))
+    tally = np.einsum("ro,tok->trk", np.atleast_2d(counts), outcomes[:, :, keys])
     total = tally.sum(axis=0)
     score = tally[0] + tally[2] / 2
     return np.divide(score, total, out=np.full_like(score, np.nan), where=total > 0)
@@ -44,12 +44,13 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
     """One row per pair that met and a last row ``(all pairs)``: the stronger bot, its win
     rate, X and X's 95% bootstrap interval.  ``tallies``: ``tournament.Collector.tallies()``."""
     bots, codes, ranks = tallies["bots"], tallies["codes"], tallies["ranks"]
-    point = stats.pairwise_from_orders(bots, codes, ranks, tallies["counts"]).set_index(["bot_a", "bot_b"])
+    # each game weighs 1 (a bot in two seats makes sub-games of one game, not more games)
+    point = stats.pairwise_from_orders(bots, codes, ranks, tallies["game_counts"]).set_index(["bot_a", "bot_b"])
     code = {b: i for i, b in enumerate(bots)}
     keys = np.array([code[a] * len(bots) + code[b] for a, b in point.index], dtype=np.int64)
     a_stronger = (point["win_rate_a"] >= 0.5).to_numpy()
     p = np.where(a_stronger, point["win_rate_a"], 1 - point["win_rate_a"])
-    boot_counts = np.asarray(tallies["boot_counts"], dtype=float)
+    boot_counts = np.asarray(tallies["game_boot_counts"], dtype=float)
     if len(boot_counts) and len(keys):
         rates = _rates_a(stats.pair_outcomes(len(bots), codes, ranks), boot_counts, keys)
         boot = 2 * (1 - np.where(a_stronger, rates, 1 - rates))
@@ -61,7 +62,7 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
         # a resample in which the weaker bot comes out ahead gives X > 1; the interval is
         # of a share, so it is cut to [0, 1]
         lo, hi = (np.clip(np.nanpercentile(boot[:, i], [2.5, 97.5]), 0, 1) if len(boot) else (np.nan, np.nan))
-        rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(point["games"].iloc[i]),
+        rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(round(point["games"].iloc[i])),
                      "stronger_win_rate": float(p[i]), "coin_flip": float(x[i]), "ci_low": float(lo),
                      "ci_high": float(hi)})
     # a resample of a tiny tournament can hold no decided game of any pair: it says nothing
@@ -69,7 +70,7 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
     seen = boot[~np.isnan(boot).all(axis=1)] if len(boot) else boot
     overall = np.nanmean(seen, axis=1) if len(seen) else np.array([])
     lo, hi = (np.clip(np.percentile(overall, [2.5, 97.5]), 0, 1) if len(overall) else (np.nan, np.nan))
-    rows.append({"pair": "(all pairs)", "stronger": "", "games": int(point["games"].sum()),
+    rows.append({"pair": "(all pairs)", "stronger": "", "games": int(round(point["games"].sum())),
                  "stronger_win_rate": float(np.mean(p)), "coin_flip": float(np.mean(x)), "ci_low": float(lo),
                  "ci_high": float(hi)})
     return pd.DataFrame(rows)

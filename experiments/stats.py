@@ -670,7 +670,10 @@ def pairwise_from_orders(bots, codes, ranks, counts, alpha: float = 0.05) -> pd.
     bots = np.asarray(bots)
     n_bots = len(bots)
     tally = np.asarray(counts, dtype=float) @ pair_outcomes(n_bots, codes, ranks)  # ahead, behind, tied
-    wins_a, wins_b, shared = (np.rint(t).astype(np.int64) for t in tally)
+    # whole games as integers; a game whose bot held several seats may split into fractions
+    # (tournament.Collector's game_counts: its sub-games 1/k each)
+    whole = np.allclose(tally, np.rint(tally))
+    wins_a, wins_b, shared = ((np.rint(t).astype(np.int64) if whole else t) for t in tally)
     total = wins_a + wins_b + shared
     met = np.flatnonzero(total > 0)
     a, b = np.divmod(met, n_bots)

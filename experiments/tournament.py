@@ -132,7 +132,11 @@ class Collector:
         self.orders: dict[int, int] = {}  # finishing-order key -> its number
         self.order_rows: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, ranks) per order
         self.counts: list[float] = []
+        # the same, each game weighing 1 in all: its sub-games 1/k each (the pairwise table
+        # counts games, and the sub-games of one game are not independent comparisons)
+        self.game_counts: list[float] = []
         self.boot = np.zeros((n_boot, 0))
+        self.game_boot = np.zeros((n_boot, 0))  # boot's counts, each game weighing 1 (game_counts)
         self.pairs = [(a, b) for i, a in enumerate(self.bots) for b in self.bots[i + 1:]]
         self.moments = {p: (stats.Moments(), stats.Moments(), stats.Moments()) for p in self.pairs}
         self.pending: dict[int, dict] = {}  # range start -> its per-deal sums, seatings seen
@@ -154,9 +158,11 @@ class Collector:
                 self.orders[value] = len(self.counts)
                 self.order_rows.append((codes[row].copy(), ranks[row].copy()))
                 self.counts.append(0.0)
+                self.game_counts.append(0.0)
             ids[u] = self.orders[value]
         if len(self.counts) > self.boot.shape[1]:
-            self.boot = np.hstack([self.boot, np.zeros((self.n_boot, len(self.counts) - self.boot.shape[1]))])
+            grow = np.zeros((self.n_boot, len(self.counts) - self.boot.shape[1]))
+            self.boot, self.game_boot = np.hstack([self.boot, grow]), np.hstack([self.game_boot, grow])
         return ids[inverse.ravel()]
 
     def _deal_weights(self, start: int, count: int) -> np.ndarray:
@@ -200,8 +206,11 @@ class Collector:
             tally = np.bincount(ids, minlength=len(self.counts))
             for i in np.flatnonzero(tally):
                 self.counts[i] += float(tally[i])
+                self.game_counts[i] += float(tally[i]) / len(self.selections[task.run])
                 if weights is not None:
-                    self.boot[:, i] += weights[:, local[ids == i]].sum(axis=1)
+                    w = weights[:, local[ids == i]].sum(axis=1)
+                    self.boot[:, i] += w
+                    self.game_boot[:, i] += w / len(self.selections[task.run])
             self.subgames[codes] += len(p)
             for j, a in enumerate(pick):
                 for b in pick[j + 1:]:
@@ -241,7 +250,8 @@ class Collector:
             codes[i, :len(c)] = c
             ranks[i, :len(r)] = r
         return {"bots": np.array(self.bots, dtype=object), "codes": codes, "ranks": ranks,
-                "counts": np.array(self.counts), "boot_counts": self.boot}
+                "counts": np.array(self.counts), "boot_counts": self.boot,
+                "game_counts": np.array(self.game_counts), "game_boot_counts": self.game_boot}
 
     def paired_win_rates(self, a: str, b: str) -> dict:
         """Win rate of ``a`` minus that of ``b`` on the deals both played, per deal (their
@@ -274,7 +284,7 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
     # decided games each bot sat in (the rating fit counts sub-games when a bot held two seats)
     rated["games"] = [collector.bot_games.get(b, 0) for b in rated["bot"]]
     tables["ratings"] = rated
-    pairwise = stats.pairwise_from_orders(t["bots"], t["codes"], t["ranks"], t["counts"])
+    pairwise = stats.pairwise_from_orders(t["bots"], t["codes"], t["ranks"], t["game_counts"])
     extra = pd.DataFrame([collector.paired_win_rates(r.bot_a, r.bot_b) for r in pairwise.itertuples()],
                          index=pairwise.index)
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
@@ -301,7 +311,8 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append("")
     lines.append("pairwise (games in which both played; wins_a / wins_b: games a finished ahead of b / b ahead of a, "
                  "whoever won the game; `shared`: games they finished level, a shared win or equal scores behind the "
-                 "winner, counted as half in win_rate_a):")
+                 "winner, counted as half in win_rate_a" + ("; a bot in several seats: each game counts once, "
+                 "split evenly over its seats' comparisons" if meta["players"] > len(meta["bots"]) else "") + "):")
     pw = tables["pairwise"]
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     lines.append("win_rate_diff: a's rate of games won minus b's on the same deals (games won, not finishing "

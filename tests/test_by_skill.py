@@ -165,6 +165,8 @@ def test_skill_chance_on_known_tallies():
     tallies = {"bots": np.array(["a", "b"], dtype=object), "codes": np.array([[0, 1], [1, 0]]),
                "ranks": np.array([[0, 1], [0, 1]]), "counts": np.array([75.0, 25.0]),
                "boot_counts": rng.poisson([75.0, 25.0], size=(300, 2)).astype(float)}
+    # one bot per seat: each game is one sub-game, so the game counts are the counts
+    tallies.update(game_counts=tallies["counts"], game_boot_counts=tallies["boot_counts"])
     table = skill_chance(tallies)
     pair, overall = table.iloc[0], table.iloc[-1]
     assert pair["stronger"] == "a" and pair["coin_flip"] == pytest.approx(0.5)

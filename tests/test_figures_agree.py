@@ -116,6 +116,35 @@ def test_tournament_win_rates_and_pairwise(capsys, tmp_path):
             else sorted([1 - pw.loc[0, "ci_high"], 1 - pw.loc[0, "ci_low"]]))])
 
 
+def test_a_bot_in_two_seats_counts_each_game_once_in_the_pairwise_table(capsys, tmp_path):
+    """3 players, 2 bots: a seating puts one bot in two seats, and the pairwise table counted
+    each of its seats against the other bot as a game of its own (60 "games", and a Wilson
+    interval of 60, from 30 games).  Each game counts once: a's score in it is the mean over
+    its seats' comparisons with b's (ties half), recomputed here from the stored rows."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    out_dir = tmp_path / "tour2of3"
+    cli(capsys, "tournament", "shifting-stones", "--bots", "greedy,random", "--players", "3", "--games", "10",
+        "--seed", "1", "--no-progress", "--out", out_dir)
+    frame = study(out_dir).frame
+    decided = frame[~frame["truncated"].astype(bool)]
+    pw = pd.read_csv(out_dir / "pairwise.csv").iloc[0]
+    a = pw["bot_a"]
+    total = 0.0
+    for _, g in decided.iterrows():
+        scores = [float(g[f"score_{s}"]) for s in range(3)]
+        mine = [s for s in range(3) if g[f"bot_{s}"] == a]
+        theirs = [s for s in range(3) if g[f"bot_{s}"] != a]
+        outcomes = [(scores[x] > scores[y]) + 0.5 * (scores[x] == scores[y]) for x in mine for y in theirs]
+        total += np.mean(outcomes)
+    assert pw["games"] == len(decided) == 60
+    assert pw["win_rate_a"] == pytest.approx(total / len(decided))
+    lo, hi = proportion_confint(total, len(decided), alpha=0.05, method="wilson")
+    assert (pw["ci_low"], pw["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    skill = pd.read_csv(out_dir / "skill_chance.csv")
+    assert list(skill["games"]) == [60, 60]
+
+
 def test_tournament_ratings_and_skill_chance_recomputed_from_the_store(capsys, tmp_path):
     """The report's ratings and skill-against-chance tables are recomputed from the stored
     rows (not read from the CSVs): the same as the command's, with its own --boot and a game
