@@ -261,8 +261,12 @@ class StudyStore:
             raise ResultsError(f"cannot create {path}: {exc.strerror or exc}") from None
         lock = _acquire(path)
         try:
-            if (path / MANIFEST).exists():
-                stored = read_manifest(path)
+            stored = read_manifest(path) if (path / MANIFEST).exists() else None
+            if stored is not None and stored["study"] != study and not stored["chunks"]:
+                # a run that stopped before its first chunk (a plugin or agent that failed,
+                # then mended): no game to keep, so the folder is this study's
+                stored = None
+            if stored is not None:
                 if stored["study"] != study:
                     raise ResultsError(f"{path} holds results of a different study: "
                                        f"{difference(stored['study'], study)}; use another --out directory")

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from runtime.agents import AgentError, finished_before
 from runtime.runner import Batch, RunConfig, set_threads, to_frame
 
 from .store import DEFAULT_CHUNK, MAX_GAMES, STUDY_RECORD, StudyStore, content_identity, record_text, write_atomically
@@ -83,7 +84,15 @@ def run_task(task: Task) -> pd.DataFrame:
     while done < task.count:
         n = min(step, task.count - done)
         t0 = time.perf_counter()
-        parts.append(batch.run(task.start + done, n))
+        try:
+            parts.append(batch.run(task.start + done, n))
+        except AgentError as exc:
+            # a Python agent failed: the games finished before it go back with the error
+            # (the study stores them: plugins.md, "finished games stay stored")
+            finished_before(exc, parts)
+            if getattr(exc, "finished", None) is not None and len(exc.finished):
+                exc.finished_frame = tidy_frame(task.run, config, exc.finished)
+            raise
         done += n
         if time.perf_counter() - t0 < STEP_SECONDS / 2:
             step *= 2
@@ -315,6 +324,17 @@ def _execute(study, executor, store, progress, on_chunk, keep_frame, threads) ->
             take(task, frame)
             if bar is not None:
                 bar.update(task.count)
+    except AgentError as exc:
+        finished = getattr(exc, "finished_frame", None)
+        if store is not None and finished is not None:
+            # a shorter chunk: readers count its games, and a rerun recomputes it whole
+            first = finished.iloc[0]
+            task = next(t for t in todo if (t.run, t.start) == (int(first["run"]), int(first["index"])))
+            store.write(task, align(finished, columns))
+            n = len(finished)
+            exc.args = (f"{exc.args[0]}; the {n} game{'s' if n != 1 else ''} before it in its chunk "
+                        f"{'are' if n != 1 else 'is'} stored in {store.path}",)
+        raise
     except Exception as exc:
         if type(exc).__name__ != "ExecutorError":
             raise

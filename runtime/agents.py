@@ -320,8 +320,23 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
 def _play_range(batch, start: int, count: int) -> np.ndarray:
     out = np.zeros((count, len(batch.config.columns())), np.int64)
     for g in range(count):
-        out[g] = play_agent_game(batch, start + g)
+        try:
+            out[g] = play_agent_game(batch, start + g)
+        except AgentError as exc:
+            # the games finished before it, for the caller to keep (plugins.md: "finished
+            # games stay stored")
+            exc.finished = out[:g].copy()
+            raise
     return out
+
+
+def finished_before(exc: BaseException, parts: list[np.ndarray]) -> None:
+    """Add to an agent's failure the finished games of the ranges played before the one
+    that failed (``parts``, in index order), ahead of that range's own."""
+    if isinstance(exc, AgentError):
+        own = getattr(exc, "finished", None)
+        exc.finished = np.concatenate([*parts, own]) if own is not None and len(own) else \
+            (np.concatenate(parts) if parts else own)
 
 
 # ---- worker processes -------------------------------------------------------------------------
@@ -399,8 +414,12 @@ def run_agent_games(batch, start: int, count: int) -> np.ndarray:
     pool = _pool(processes)
     futures = [pool.submit(_worker_run, type(batch), batch.config, int(a), int(b - a))
                for a, b in zip(bounds[:-1], bounds[1:])]
+    done = []
     try:
-        return np.concatenate([f.result() for f in futures])
-    except BaseException:
+        for f in futures:
+            done.append(f.result())
+        return np.concatenate(done)
+    except BaseException as exc:
         stop_pool()
+        finished_before(exc, done)
         raise

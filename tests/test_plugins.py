@@ -104,6 +104,45 @@ def test_agent_errors_name_the_agent_the_game_and_the_action(tmp_path):
         Batch(RunConfig.build("kuhn", 2, f"py:{bad}:Nope,nash", {}, 1)).run(0, 5)
 
 
+@pytest.mark.parametrize("chunk, processes", [(100_000, 1), (3, 1), (100_000, 2)])
+def test_the_games_an_agent_finished_before_it_failed_stay_stored(tmp_path, monkeypatch, chunk, processes):
+    """plugins.md: an agent that fails "stops the run with one error: line …; finished
+    games stay stored" — the games before it in its chunk too (they were lost with the
+    chunk: with the default chunk, every game), also when worker processes played them.
+    The stored rows are those of a run in which the agent does not fail."""
+    import runtime.agents as A
+    from experiments.store import read_results
+    from experiments.study import Study, execute_study
+    from runtime.agents import AgentError
+    from runtime.runner import set_threads, to_frame
+
+    bad = tmp_path / "late.py"
+    bad.write_text(textwrap.dedent("""
+        class Late:
+            def __init__(self, game, players, seat, **params):
+                self.at = int(params["at"])
+            def act(self, view):
+                return 99 if view.index == self.at else view.legal_actions[0]
+    """))
+    monkeypatch.setattr(A, "MIN_GAMES_PER_PROCESS", 4)
+    set_threads(processes)
+    try:
+        failing = Study("play", [RunConfig.build("kuhn", 2, f"py:{bad}:Late:at=7,nash", {}, 3)], games=10, seed=3,
+                        chunk=chunk)
+        with pytest.raises(AgentError, match=r"in game 7.*; the \d+ games? before it in its chunk (is|are) stored"):
+            execute_study(failing, store=tmp_path / "out")
+    finally:
+        A.stop_pool()
+        set_threads(None)
+    stored = read_results(tmp_path / "out")
+    assert list(stored["index"]) == list(range(7))
+    fine = RunConfig.build("kuhn", 2, f"py:{bad}:Late:at=99,nash", {}, 3)
+    expected = to_frame(fine, Batch(fine).run(0, 7))
+    for col in expected.columns:
+        if col != "players" and not col.startswith("bot_"):
+            assert np.array_equal(stored[col].to_numpy(), expected[col].to_numpy()), col
+
+
 def test_the_agent_sees_its_view_and_a_reproducible_stream(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(textwrap.dedent("""

@@ -44,6 +44,18 @@ def test_a_different_run_is_refused(tmp_path):
         execute(config(min_bid=5), 50, out=str(out))
 
 
+def test_a_folder_holding_no_games_yet_is_taken_by_another_run(tmp_path):
+    """A run that stopped before its first chunk (a plugin or agent that failed, then
+    mended, so the study's identity changed) left a manifest and no game: the mended
+    run takes the folder, where it was refused as a different study."""
+    from experiments.store import StudyStore
+
+    out = tmp_path / "r"
+    StudyStore.open(out, {"seed": 1, "runs": ["before the mend"]}).close()
+    result = execute(config(), 20, out=str(out))
+    assert result.simulated == 20 and len(load_results(str(out))) == 20
+
+
 def test_a_corrupt_chunk_is_refused_by_the_reader_and_recomputed_by_a_rerun(tmp_path):
     out = tmp_path / "r"
     first = execute(config(), 50, out=str(out))
