@@ -59,13 +59,33 @@ def _is_file(target: str) -> bool:
     return target.endswith(".py") or os.sep in target
 
 
+# agent file target as given -> the absolute path it named where the run was given (a run
+# sent to another process or a Dask worker, whose working folder may differ, finds it there)
+_LOCATED: dict[str, str] = {}
+
+
+def _agent_path(target: str) -> Path:
+    return Path(_LOCATED.get(target, target)).expanduser()
+
+
+def locations(targets) -> dict[str, str]:
+    """The absolute path of each relative agent file among ``targets``, as found here."""
+    return {t: str(Path(t).expanduser().resolve()) for t in targets
+            if _is_file(t) and not Path(t).expanduser().is_absolute()}
+
+
+def remember_locations(found: dict[str, str]) -> None:
+    """Where the sending side found its relative agent files (``locations``)."""
+    _LOCATED.update(found)
+
+
 def check_found(target: str, name: str) -> None:
     """Raise ``AgentError`` when agent module ``target`` cannot be found at all (no such
     ``.py`` file, no such importable module), without running any of its code: a typo in
     the command line, told apart from an agent that is found but fails to load."""
     label = f"py:{target}:{name}"
     if _is_file(target):
-        if not Path(target).expanduser().is_file():
+        if not _agent_path(target).is_file():
             raise AgentError(f"agent {label}: no such file {target}")
         return
     try:
@@ -104,7 +124,7 @@ def load_agent_class(target: str, name: str):
     label = f"py:{target}:{name}"
     module = _MODULES.get(target)
     if module is None:
-        path = Path(target).expanduser()
+        path = _agent_path(target)
         before = set(sys.modules)
         try:
             if _is_file(target):

@@ -94,7 +94,16 @@ class RunConfig:
         # deck's "" is no value a user could give, and the receiving side fills defaults in)
         given = set_options(self.info.options, self.variant)
         return (_restore_config, (self.game, self.players, tuple(self.bot_labels), given,
-                                  self.seed, self.plugins()))
+                                  self.seed, self.plugins(), self._agent_locations()))
+
+    def _agent_locations(self) -> dict[str, str]:
+        """Where this side finds the agent files given by a relative path (a worker's
+        working folder may differ; the labels, and so the study, stay as given)."""
+        if not self.has_agents:
+            return {}
+        from .agents import locations
+
+        return locations(b.agent[0] for b in self.bots if b.is_agent)
 
     def params(self) -> np.ndarray:
         return self.info.make_params(self.variant)
@@ -108,11 +117,15 @@ class RunConfig:
         return ["index", "decisions"] + self.info.result_columns(self.players)
 
 
-def _restore_config(game, players, labels, variant, seed, plugins):
+def _restore_config(game, players, labels, variant, seed, plugins, agent_locations=None):
     if plugins:
         from .plugins import load_plugins
 
         load_plugins(plugins)
+    if agent_locations:
+        from .agents import remember_locations
+
+        remember_locations(agent_locations)
     config = RunConfig.build(game, players, list(labels), variant, seed)
     if config.bot_labels != list(labels):
         raise ValueError(f"bots {', '.join(labels)} parse as {', '.join(config.bot_labels)} here: "

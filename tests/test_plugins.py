@@ -143,6 +143,30 @@ def test_the_games_an_agent_finished_before_it_failed_stay_stored(tmp_path, monk
             assert np.array_equal(stored[col].to_numpy(), expected[col].to_numpy()), col
 
 
+def test_a_run_with_an_agent_by_a_relative_path_travels_to_another_working_folder(tmp_path, monkeypatch):
+    """A worker whose working folder differs (a Dask worker started elsewhere) finds the
+    agent file the run named by a relative path, and plays the same games under the same
+    label (it said "no such file")."""
+    import pickle
+
+    import runtime.agents as A
+
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    (home / "agents").mkdir(parents=True)
+    elsewhere.mkdir()
+    (home / "agents" / "first.py").write_text(Path(FIRST_LEGAL_AGENT[3:].rsplit(":", 1)[0]).read_text())
+    monkeypatch.chdir(home)
+    config = RunConfig.build("kuhn", 2, "py:agents/first.py:FirstLegal,nash", {}, 5)
+    rows = Batch(config).run(0, 50)
+    sent = pickle.dumps(config)
+    monkeypatch.chdir(elsewhere)
+    for name in ("_MODULES", "_FILES", "_LOCATED"):  # as in a fresh worker process
+        monkeypatch.setattr(A, name, {})
+    there = pickle.loads(sent)
+    assert there.bot_labels == config.bot_labels
+    assert np.array_equal(Batch(there).run(0, 50), rows)
+
+
 def test_the_agent_sees_its_view_and_a_reproducible_stream(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(textwrap.dedent("""
