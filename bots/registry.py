@@ -85,11 +85,13 @@ class BotParam:
             kind = "an integer" if self.integer else "a number"
             raise BotError(f"bot {bot}: parameter {self.name} takes {kind}, not {raw!r}") from None
         if not (self.low <= value <= self.high):
-            raise BotError(f"bot {bot}: parameter {self.name} must be in {self.low:g}..{self.high:g}, not {raw}")
+            raise BotError(f"bot {bot}: parameter {self.name} must be in {self.shown(self.low)}..{self.shown(self.high)}, "
+                           f"not {raw}")
         return float(value)
 
     def shown(self, value: float) -> str:
-        return self.choices[int(value)] if self.choices else f"{int(value) if self.integer else value:g}"
+        # an integer in full (1000000, which parses back, not 1e+06, which is refused)
+        return self.choices[int(value)] if self.choices else str(int(value)) if self.integer else f"{value:g}"
 
 
 def no_memory(info, players, values) -> tuple[int, int]:

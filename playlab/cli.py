@@ -122,12 +122,12 @@ def bots(game):
             elif rungs:
                 click.echo("      skill: not on the ladder")
             for p in spec.params:
-                fmt = "{:g}"
                 if p.choices:
                     click.echo(f"      {p.name:<16} default {p.choices[int(p.default)]:<8} one of "
                                f"{'|'.join(p.choices)}  {p.help}")
                     continue
-                click.echo(f"      {p.name:<16} default {fmt.format(p.default):<8} range {p.low:g}..{p.high:g}  {p.help}")
+                click.echo(f"      {p.name:<16} default {p.shown(p.default):<8} range {p.shown(p.low)}..{p.shown(p.high)}  "
+                           f"{p.help}")
             for i, t in enumerate(spec.text_params):
                 said = f"a file (e.g. {spec.name}:{t}=PATH)" if spec.takes_file(t) else spec.text_help[i]
                 click.echo(f"      {t:<16} {said}")

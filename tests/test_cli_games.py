@@ -56,3 +56,15 @@ def test_a_game_describes_the_observation_an_agent_reads(capsys, game):
         assert rows[f.name] == (f"[{end}]" if f.size == 1 else f"[{end}:{end + f.size}]")
         end += f.size
     assert end == size
+
+
+def test_bot_parameter_ranges_are_listed_as_they_parse(capsys):
+    """An integer parameter's range in full: `playlab bots` listed mcts's iterations as
+    1..1e+06, a value its own parser refuses as not an integer."""
+    from bots.registry import parse_bot
+
+    code, out, _ = run(capsys, "bots", "moon")
+    assert code == 0
+    line = next(line for line in out.splitlines() if line.strip().startswith("iterations"))
+    assert "range 1..1000000 " in line and "e+" not in out
+    assert parse_bot("moon", "mcts:iterations=1000000").label == "mcts:iterations=1000000"

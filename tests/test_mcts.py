@@ -256,7 +256,7 @@ def test_the_rollout_policy_is_the_one_registration_passes():
 
 # ---- parameters ------------------------------------------------------------------------------
 @pytest.mark.parametrize("text,words", [
-    ("mcts:iterations=0", "iterations must be in 1..1e+06"),
+    ("mcts:iterations=0", "iterations must be in 1..1000000"),
     ("mcts:exploration=-1", "exploration must be in 0..10"),
     ("mcts:rollout=smart", "rollout must be one of random, greedy"),
     ("mcts:depth=-2", "depth must be in 0..100000"),
@@ -288,7 +288,7 @@ def test_rollout_by_name_and_label():
 
 
 @pytest.mark.parametrize("text,words", [
-    ("mcts:iterations=0", "iterations must be in 1..1e+06"),
+    ("mcts:iterations=0", "iterations must be in 1..1000000"),
     ("mcts:exploration=-0.5", "exploration must be in 0..10"),
     ("mcts:rollout=smart", "rollout must be one of random, greedy")])
 def test_cli_refuses_bad_parameters_in_one_line(capsys, text, words):
