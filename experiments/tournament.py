@@ -260,9 +260,12 @@ class Collector:
         self.finish()
         x, y = sorted((a, b))
         md, ma, mb = self.moments[(x, y)]
-        if md.n < 2:
-            return {"win_rate_diff": float("nan"), "se_paired": float("nan"), "se_unpaired": float("nan")}
+        nan = float("nan")
+        if md.n < 1:
+            return {"win_rate_diff": nan, "se_paired": nan, "se_unpaired": nan}
         sign = 1.0 if (x, y) == (a, b) else -1.0
+        if md.n < 2:  # one deal: the difference is known, its spread over deals is not
+            return {"win_rate_diff": sign * md.mean, "se_paired": nan, "se_unpaired": nan}
         return {"win_rate_diff": sign * md.mean, "se_paired": md.sem(),
                 "se_unpaired": math.sqrt(ma.sem() ** 2 + mb.sem() ** 2)}
 

@@ -330,3 +330,17 @@ def test_stones_card_rounds_and_value_classes_are_the_library_intervals_of_the_s
         lo, hi = sps.t.interval(0.95, len(share) - 1, loc=share.mean(), scale=sps.sem(share))
         assert (row["scored_rate"], row["ci_low"], row["ci_high"]) == pytest.approx((share.mean(), lo, hi), abs=ATOL)
     assert len(t["classes"]) == 4
+
+
+def test_one_deal_gives_the_win_rate_difference_without_its_spread(capsys, tmp_path):
+    """With one deal the paired difference is known (greedy won both seatings, random
+    none: 1 - 0), only its standard errors need two deals (it was NaN)."""
+    out_dir = tmp_path / "one"
+    cli(capsys, "tournament", "shifting-stones", "--bots", "greedy,random", "--games", "1", "--seed", "1",
+        "--no-progress", "--out", out_dir)
+    pw = pd.read_csv(out_dir / "pairwise.csv").iloc[0]
+    frame = study(out_dir).frame
+    won = {b: frame[[f"win_{s}" for s in range(2)]].to_numpy()[frame[["bot_0", "bot_1"]].to_numpy() == b].mean()
+           for b in ("greedy", "random")}
+    assert pw["win_rate_diff"] == pytest.approx(won[pw["bot_a"]] - won[pw["bot_b"]])
+    assert np.isnan(pw["se_paired"]) and np.isnan(pw["se_unpaired"])
