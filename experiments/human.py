@@ -46,6 +46,8 @@ def seat_bots(bots: str, players: int, seat: int) -> list[str]:
     items = [b.strip() for b in bots.split(",")]
     if any(not b for b in items):
         raise BotError(f"empty bot spec in {bots!r}")
+    if players == 1 and len(items) == 1:
+        return [HUMAN]  # solo: one spec, for every other seat, fills none (`human` itself also reads so)
     if len(items) == players:
         if items[seat] != HUMAN or items.count(HUMAN) != 1:
             raise HumanError(f"with {players} specs, seat {seat}'s must be 'human' (and only it)")

@@ -136,6 +136,8 @@ def test_bot_specs_per_seat():
         seat_bots("greedy,random,random", 3, 1)
     with pytest.raises(HumanError, match="2 bot specs for the 3 other seats"):
         seat_bots("greedy,random", 4, 0)
+    # solo: the default spec (random) fills no seat, and `human` says the same
+    assert seat_bots("random", 1, 0) == seat_bots("human", 1, 0) == ["human"]
 
 
 def test_bad_invocations_are_one_error_line(capsys):
