@@ -331,6 +331,8 @@ def human(game, players, bot_specs, seat, seed, index, variant, delay, trace_fil
     at the end the result and a trace the replay engines accept."""
     from experiments.human import Session, default_trace_path, play as play_human, progress_words
 
+    if trace_file:  # before the kernels compile for the session, as play checks it
+        _check_writable(trace_file, "--trace")
     session = Session(game, players, bot_specs, seat, seed, index, parse_variant_args(variant))
     _check_writable(trace_file or default_trace_path(session), "--trace")  # before the game, not after it
     _check_winnable([session.config])
