@@ -339,6 +339,8 @@ def deal_spread(study: StudyData) -> pd.DataFrame | None:
     if study.kind != "tournament" or study.frame["run"].nunique() < 2:
         return None
     d = study.decided()
+    if not len(d):  # every game truncated
+        return None
     n = int(d["players"].iloc[0])
     share = win_share(d, n)
     bots = d[seat_cols("bot", n)].to_numpy().astype(str)
@@ -369,7 +371,9 @@ def weaker_wins(study: StudyData) -> pd.DataFrame | None:
     share) finished ahead of the stronger in the games both played (ties half)."""
     if study.kind != "tournament":
         return None
-    pw = study.tournament_tables()["pairwise"]  # the command's table, from the stored rows
+    pw = study.tournament_tables().get("pairwise")  # the command's table, from the stored rows
+    if pw is None:  # every game truncated
+        return None
     rows = []
     for r in pw.itertuples():
         a_weaker = r.win_rate_a < 0.5
@@ -486,6 +490,8 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
     rows = []
     for n, a in sorted(acc.items()):
         g = a["games"]
+        if not g:  # every game of this player count hit the cap: no card was decided in one
+            continue
         for c in range(72):
             k = int(a["scored"][c])
             r = wilson(k, g)

@@ -53,6 +53,8 @@ def tournament_tables(st) -> dict[str, pd.DataFrame]:
     collector = t.Collector(study, n_boot)
     _feed(study, collector, st.frame)
     collector.finish()
+    if not len(collector.tallies()["counts"]):  # every game truncated: no finishing order to rate
+        return {}
     tables = t.summarize(study, collector)
     if n_boot:
         tables[sc.SKILL_CHANCE] = sc.skill_chance(collector.tallies())

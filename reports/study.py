@@ -80,7 +80,9 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                           ref, "fair 1/n" if ref else None, [str(n) for n in counts])
         blocks.append(H.block("Win rates per bot", None, svg, "Each bot's win share per seat it held, 95% intervals.",
                              H.table(wr, {"win share per seat": ("win_share_per_seat", "ci_low", "ci_high")})))
-    if st.kind == "tournament":
+    if st.kind == "tournament" and "ratings" not in st.tournament_tables():
+        found.append(f"{info.title} ({st.name}): every game of the tournament was truncated, so no bot is rated")
+    elif st.kind == "tournament":
         r = st.tournament_tables()["ratings"].sort_values("rating", ascending=False)
         svg = P.forest(list(r["bot"]), r["rating"], r["ci_low"], r["ci_high"], 0.0,
                      "rating (Elo points, mean 0)", "Ratings with 95% bootstrap intervals over deals", "mean rating")

@@ -372,3 +372,20 @@ def test_the_template_is_package_data():
     assert files("reports").joinpath("template.html.j2").is_file()
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     assert "*.j2" in project["tool"]["setuptools"]["package-data"]["reports"]
+
+
+def test_studies_whose_every_game_hit_the_cap_are_reported_not_a_crash(capsys, tmp_path):
+    """Every game truncated (a cap of one round): the report still builds, and says the
+    tournament could rate no bot; Shifting Stones' card tables divided by 0 decided games,
+    and a tournament's tables stopped the whole report."""
+    root = tmp_path / "capped"
+    code, _, _ = run(capsys, "fpa", "shifting-stones", "--bots", "greedy", "--players", "2", "--games", "20",
+                     "--variant", "round_cap=1", "--seed", "1", "--out", str(root / "fpa"))
+    assert code == 0
+    code, _, err = run(capsys, "tournament", "shifting-stones", "--bots", "greedy,random", "--games", "5",
+                       "--variant", "round_cap=1", "--seed", "1", "--out", str(root / "tour"))
+    assert code != 0 and "nothing to rate" in err
+    code, _, err = run(capsys, "report", str(root), "--out", str(tmp_path / "r.html"))
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "every game of the tournament was truncated, so no bot is rated" in page
