@@ -75,13 +75,17 @@ def fpa_by_bot(tables: dict[str, dict[str, pd.DataFrame]], levels: dict[str, str
                          "ci_high": float(first["ci_high"]), "first_win_share": float(first["win_share"]),
                          "fair": float(first["fair"]), "p_equal_seats_holm": float(test["p_holm"])})
             table.append([sole_first, sole_all - sole_first])
-        table = np.array(table)
+        # a bot without a sole win at this count (every game truncated or shared) tells
+        # nothing of where wins go: it is left out of the test (a zero row has no expectation)
+        table = np.array(table).reshape(-1, 2)
+        table = table[table.sum(axis=1) > 0]
         chi2, p = np.nan, np.nan
         if len(table) > 1 and (table.sum(axis=0) > 0).all():
             chi2, p, _, _ = chi2_contingency(table, correction=False)
-        shares = [r["first_win_share"] for r in rows if r["players"] == n]
+        shares = np.array([r["first_win_share"] for r in rows if r["players"] == n], float)
+        shares = shares[~np.isnan(shares)]  # a bot without a decided game has no share
         tests.append({"players": n, "bots": len(table), "sole_wins": int(table.sum()), "chi2": chi2, "p": p,
-                      "first_share_spread": float(max(shares) - min(shares))})
+                      "first_share_spread": float(shares.max() - shares.min()) if len(shares) else np.nan})
     tests = pd.DataFrame(tests)
     tests["changes_with_skill"], tests["p_holm"] = _holm(tests["p"].to_numpy())
     return {FPA_BY_BOT: pd.DataFrame(rows), FPA_BY_BOT_TESTS: tests}

@@ -37,6 +37,19 @@ def test_fpa_by_bot_detects_a_first_player_advantage_that_depends_on_the_bot():
     assert not bool(same[by_skill.FPA_BY_BOT_TESTS].iloc[0]["changes_with_skill"])
 
 
+def test_a_bot_without_a_sole_win_is_left_out_of_the_homogeneity_test():
+    """A bot whose every game was truncated (no decided game, so no win): the test runs over
+    the others instead of stopping the command with scipy's "expected frequencies has a
+    zero element"; with one bot left there is nothing to compare."""
+    empty = _fpa_tables(1, 0)
+    empty["fpa"] = empty["fpa"].assign(games=0, wins=0, win_rate=np.nan, win_share=np.nan)
+    two = by_skill.fpa_by_bot({"a": _fpa_tables(2000, 1400), "b": _fpa_tables(2000, 1000), "none": empty}, {})
+    t = two[by_skill.FPA_BY_BOT_TESTS].iloc[0]
+    assert t["bots"] == 2 and t["p"] < 1e-10 and t["first_share_spread"] == pytest.approx(0.2)
+    one = by_skill.fpa_by_bot({"a": _fpa_tables(2000, 1400), "none": empty}, {})[by_skill.FPA_BY_BOT_TESTS].iloc[0]
+    assert one["bots"] == 1 and np.isnan(one["p"]) and one["first_share_spread"] == 0
+
+
 def test_sweep_by_bot_tests_heterogeneity_of_the_paired_effects():
     def tables(diff, se):
         return {"sweep_tests": pd.DataFrame({"run": [1, 1], "bonus_points": [0, 0], "metric": ["margin", "turns"],
