@@ -56,6 +56,15 @@ def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list
     return blocks
 
 
+def rules_text(info, variant: dict) -> str:
+    """The rules a configuration played, in words: its options away from the defaults."""
+    from simcore.options import format_value
+
+    changed = [f"{o.name}={format_value(variant[o.name])}" for o in info.options
+               if o.name in variant and variant[o.name] != o.default]
+    return ", ".join(changed) if changed else "the rules as written"
+
+
 def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
     from simcore.games import load_game
 
@@ -89,35 +98,39 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
             findings.append(f"{title} ({st.name}): per deal under rotated seatings the best bot's win rate exceeds "
                             f"the worst's by {B.ci_text(span, pct=False, digits=3)} on average (1 = skill decides "
                             f"every deal), winner entropy {ent[0]:.3f} [{ent[1]:.3f}, {ent[2]:.3f}] of {mx:.2f} bits")
-    # first-player advantage by bot skill: studies with one bot in every seat
+    # first-player advantage by bot skill: configurations with one bot in every seat, compared
+    # only under the same rules (a rule change is no skill difference), each named by its study
     rows = []
     for st in studies:
         info = load_game(st.game).INFO
         first_col = getattr(info, "first_player_column", None)
         for n, part in B.by_players(st):
-            for bot, sub in part.groupby("bot_0"):
+            for (run, bot), sub in part.groupby(["run", "bot_0"]):
                 same = (sub[B.seat_cols("bot", n)].to_numpy() == bot).all(axis=1)
                 sub = sub[same & ~sub["truncated"].astype(bool).to_numpy()]
                 if n < 2 or len(sub) < 100:
                     continue
                 share = np.take_along_axis(B.win_share(sub, n), B.position_seats(sub, n, first_col), axis=1)
                 m = B.mean_ci(share[:, 0])
-                rows.append({"game": st.game, "players": n, "bot": bot, "games": len(sub),
+                rows.append({"game": st.game, "rules": rules_text(info, st.runs[int(run)]["variant"]),
+                             "players": n, "bot": bot, "study": st.name, "games": len(sub),
                              "first_advantage": m[0] - 1 / n, "low": m[1] - 1 / n, "high": m[2] - 1 / n})
     fp = pd.DataFrame(rows)
     if len(fp):
-        fp = fp.drop_duplicates(["game", "players", "bot"])
-        for game, part in fp.groupby("game"):
+        for (game, rules), part in fp.groupby(["game", "rules"], sort=False):
             if part["bot"].nunique() < 2:
                 continue
             title = load_game(game).INFO.title
-            labels = [f"{r.players} players, {r.bot}" for r in part.itertuples()]
+            labels = [f"{r.players} players, {r.bot} ({r.study})" for r in part.itertuples()]
+            heading = f"{title} ({rules}): first-player advantage by bot skill"
             svg = P.forest(labels, part["first_advantage"] * 100, part["low"] * 100, part["high"] * 100, 0.0,
                          "first player's win share minus 1/n (percentage points)",
                          f"{title}: first-player advantage by bot skill", "fair (0)")
-            blocks.append(H.block(f"{title}: first-player advantage by bot skill", None, svg,
-                                 "Studies with the same bot in every seat.",
-                                 H.table(part, {"advantage": ("first_advantage", "low", "high")})))
+            blocks.append(H.block(heading, None, svg,
+                                 f"Configurations with the same bot in every seat, all under {rules}; each "
+                                 "row names the study it comes from.",
+                                 H.table(part.drop(columns=["game", "rules"]),
+                                         {"advantage": ("first_advantage", "low", "high")})))
     if not blocks:
         return []
     return [{"id": "luck-skill", "title": "Luck and skill", "intro": (

@@ -111,7 +111,7 @@ def test_report_has_every_section_and_plot(report_html, studies):
               "Sequence Stacks: game length by player count",
               "Sequence Stacks (stacks-tournament): how often the weaker bot wins",
               "Sequence Stacks (stacks-tournament): outcome spread per deal under rotated seatings",
-              "Three-Player Moon: first-player advantage by bot skill",
+              "Three-Player Moon (the rules as written): first-player advantage by bot skill",
               'Sequence Stacks: skill against chance (the X%-coin-flip scale)'):
         assert h in headings, h
     # the tournament's figure is the one its command wrote, beside the shipped ladder's
@@ -389,3 +389,23 @@ def test_studies_whose_every_game_hit_the_cap_are_reported_not_a_crash(capsys, t
     assert code == 0, err
     page = (tmp_path / "r.html").read_text()
     assert "every game of the tournament was truncated, so no bot is rated" in page
+
+
+def test_first_player_advantage_by_skill_compares_bots_under_the_same_rules_only(capsys, tmp_path):
+    """Greedy under target_score=7 beside random under the rules as written read as a skill
+    difference (it grouped by bot alone and kept the first study of a name); bots are now
+    compared only under the same rules, each row naming its study."""
+    root = tmp_path / "s"
+    for name, bot, variant in (("a-greedy7", "greedy", ["--variant", "target_score=7"]),
+                               ("b-random", "random", []), ("c-greedy", "greedy", [])):
+        code, _, err = run(capsys, "fpa", "moon", "--bots", bot, "--games", "200", "--seed", "3", *variant,
+                           "--out", str(root / name))
+        assert code == 0, err
+    code, _, err = run(capsys, "report", str(root), "--out", str(tmp_path / "r.html"))
+    assert code == 0, err
+    page = html_mod.unescape((tmp_path / "r.html").read_text())
+    assert "Three-Player Moon (the rules as written): first-player advantage by bot skill" in page
+    assert "target_score=7): first-player advantage by bot skill" not in page  # greedy alone there
+    table = page[page.index("(the rules as written): first-player advantage by bot skill"):]
+    table = table[table.index("<table"):table.index("</table>")]
+    assert "c-greedy" in table and "b-random" in table and "a-greedy7" not in table
