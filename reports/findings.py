@@ -201,9 +201,9 @@ def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat")
         r = part.loc[part["advantage"].abs().round(12).idxmax()]  # a tie (2 players): the first position
         setting = str(r["setting"]) if "setting" in part and r["setting"] else ""
         where = f" ({setting})" if setting else ""
-        text = (f"{title} ({study}): {word} {int(r['position'])} at {int(r['players'])} players{where} wins "
-                f"{100 * r['win_share']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] of the games, "
-                f"fair {100 / r['players']:.1f}%")
+        text = (f"{title} ({study}): {word} {int(r['position'])} at {int(r['players'])} players{where} takes a "
+                f"win share of {100 * r['win_share']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] "
+                f"(a shared win split among its winners), fair {100 / r['players']:.1f}%")
         out.append(Finding(text=text, effect=float(r["advantage"]), ci_low=float(r["adv_low"]),
                            ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=SEAT_TEST,
                            bots=tuple(str(r["bots"]).split(", ")), settings=(setting,) if setting else (),

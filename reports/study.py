@@ -64,8 +64,9 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                                     {"win share": ("win_share", "ci_low", "ci_high")})))
         worst = adv.loc[adv["advantage"].abs().idxmax()]
         found.append(f"{info.title} ({_named(st, worst)}): {pos_word.split(' (')[0]} {int(worst.position)} at "
-                     f"{int(worst.players)} players wins {B.ci_text((worst.win_share, worst.ci_low, worst.ci_high))} "
-                     f"of the games, fair is {100 / worst.players:.1f}%"
+                     f"{int(worst.players)} players takes a win share of "
+                     f"{B.ci_text((worst.win_share, worst.ci_low, worst.ci_high))} (a shared win split among its "
+                     f"winners), fair is {100 / worst.players:.1f}%"
                      + (" (the largest deviation)" if len(adv) > 1 else ""))
     # win rates per bot, ratings
     wr = B.bot_win_rates(st)

@@ -113,7 +113,7 @@ def test_seat_findings_from_the_seat_table():
     a = found[0]
     assert a.effect == pytest.approx(0.2) and a.test == SEAT_TEST and a.settings == ("bonus=2, skip=1",)
     assert a.p == pytest.approx(6.3e-05, rel=0.01)  # chi-square of 70 : 30
-    assert "seat 0 at 2 players (bonus=2, skip=1) wins 70.0%" in a.text and a.only_one_bot
+    assert "seat 0 at 2 players (bonus=2, skip=1) takes a win share of 70.0%" in a.text and a.only_one_bot
     ranked = rank_findings(found)
     assert [r.finding.settings for r in ranked.top] == [("bonus=2, skip=1",)]
 

@@ -88,7 +88,7 @@ def test_an_fpa_rerun_with_fewer_games_is_reported_as_its_tables_say(capsys, tmp
     assert f"{total:,} ({H.runs_text(len(record['runs']))})" in text
     worst = fpa.loc[(fpa["win_share"] - fpa["fair"]).abs().idxmax()]
     share = B.ci_text((worst.win_share, worst.share_low, worst.share_high))
-    assert f"seat {int(worst.seat)} at {int(worst.players)} players wins {share} of the games" in text
+    assert f"seat {int(worst.seat)} at {int(worst.players)} players takes a win share of {share}" in text
 
 
 def test_a_sweep_rerun_with_fewer_games_is_reported_as_its_tables_say(capsys, tmp_path):
@@ -157,7 +157,7 @@ def test_a_sweeps_game_section_is_per_setting_and_its_findings_name_it(capsys, t
         assert f"Sequence Stacks (sw, {setting}): seats that play" in page
     assert not re.search(r"at 2 players and [0-9.]+ \[[0-9., ]+\] at 2\b", page)
     # the generic findings about one row of a per-setting table name its setting too
-    assert re.search(r"Sequence Stacks \(sw, hand_size=[^)]*\)\)?: seat \d at 2 players wins", page)
+    assert re.search(r"Sequence Stacks \(sw, hand_size=[^)]*\)\)?: seat \d at 2 players takes a win share", page)
 
 
 # ---- balance ----------------------------------------------------------------------------------
