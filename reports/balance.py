@@ -230,6 +230,25 @@ def by_players(study: StudyData):
         yield int(n), part
 
 
+def rules_text(info, variant: dict) -> str:
+    """The rules a configuration played, in words: its options away from the defaults."""
+    from simcore.options import format_value
+
+    changed = [f"{o.name}={format_value(variant[o.name])}" for o in info.options
+               if o.name in variant and variant[o.name] != o.default]
+    return ", ".join(changed) if changed else "the rules as written"
+
+
+def fixed_rules(study: StudyData, info) -> str:
+    """The options every configuration of ``study`` set alike away from the defaults (a
+    sweep's varied options are its settings, named apart), in words."""
+    from simcore.options import format_value
+
+    shared = {k: v for k, v in study.runs[0]["variant"].items()
+              if all(r["variant"].get(k) == v for r in study.runs)}
+    return rules_text(info, shared) if shared else "the rules as written"
+
+
 def setting_of(part: pd.DataFrame) -> dict:
     s = part["setting"].iloc[0] if len(part) else ""
     return {"setting": s} if s else {}

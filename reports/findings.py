@@ -119,7 +119,10 @@ class RankedFinding:
         others = [b for b in self.studied_under if b not in self.held_under]
         if not others:
             return f"holds under every bot studied ({'; '.join(self.studied_under)})"
-        return f"holds under {'; '.join(self.held_under)}, not under {'; '.join(others)}"
+        # not significant under the others is no evidence that the effect differs there (the
+        # by-bot homogeneity tests of fpa/sweep --bots … test that)
+        return (f"significant under {'; '.join(self.held_under)}, not significant under {'; '.join(others)}, "
+                "which does not show that it differs between them")
 
     def sentence(self) -> str:
         """The text with its test and what it holds for, as the page prints it."""

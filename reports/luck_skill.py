@@ -56,15 +56,6 @@ def skill_chance_blocks(studies: list[B.StudyData], findings: list[str]) -> list
     return blocks
 
 
-def rules_text(info, variant: dict) -> str:
-    """The rules a configuration played, in words: its options away from the defaults."""
-    from simcore.options import format_value
-
-    changed = [f"{o.name}={format_value(variant[o.name])}" for o in info.options
-               if o.name in variant and variant[o.name] != o.default]
-    return ", ".join(changed) if changed else "the rules as written"
-
-
 def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
     from simcore.games import load_game
 
@@ -112,7 +103,7 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
                     continue
                 share = np.take_along_axis(B.win_share(sub, n), B.position_seats(sub, n, first_col), axis=1)
                 m = B.mean_ci(share[:, 0])
-                rows.append({"game": st.game, "rules": rules_text(info, st.runs[int(run)]["variant"]),
+                rows.append({"game": st.game, "rules": B.rules_text(info, st.runs[int(run)]["variant"]),
                              "players": n, "bot": bot, "study": st.name, "games": len(sub),
                              "first_advantage": m[0] - 1 / n, "low": m[1] - 1 / n, "high": m[2] - 1 / n})
     fp = pd.DataFrame(rows)

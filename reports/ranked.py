@@ -10,6 +10,8 @@ The sweep's comparisons are the command's own (``reports.recomputed``: its study
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from reports import balance as B
@@ -24,7 +26,10 @@ def study_findings(st: B.StudyData, info) -> list[Finding]:
     if st.kind == "sweep" and "vary" in st.record:
         bots = tuple(sorted(set(st.record["bots"])))
         found += sweep_findings(sweep_tests(st), st.name, info.title, bots)
-    return found
+    # the same question under other rules is another question: studies are compared bot by
+    # bot ("holds under …") only when they played the same rules
+    rules = B.fixed_rules(st, info)
+    return [replace(f, question=f.question + (rules,)) if f.question else f for f in found]
 
 
 def ranked(studies: list[B.StudyData], infos: dict[str, object]) -> RankedFindings:

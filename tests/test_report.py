@@ -409,3 +409,12 @@ def test_first_player_advantage_by_skill_compares_bots_under_the_same_rules_only
     table = page[page.index("(the rules as written): first-player advantage by bot skill"):]
     table = table[table.index("<table"):table.index("</table>")]
     assert "c-greedy" in table and "b-random" in table and "a-greedy7" not in table
+    # the seat findings, too, are compared bot by bot only under the same rules
+    from reports.ranked import study_findings
+    from reports.report import discover
+    from simcore.games import load_game
+
+    info = load_game("moon").INFO
+    rules = {st.name: {f.question[-1] for f in study_findings(st, info)} for st in discover(root)}
+    assert rules == {"a-greedy7": {"target_score=7"}, "b-random": {"the rules as written"},
+                     "c-greedy": {"the rules as written"}}
