@@ -242,8 +242,6 @@ def rules_text(info, variant: dict) -> str:
 def fixed_rules(study: StudyData, info) -> str:
     """The options every configuration of ``study`` set alike away from the defaults (a
     sweep's varied options are its settings, named apart), in words."""
-    from simcore.options import format_value
-
     shared = {k: v for k, v in study.runs[0]["variant"].items()
               if all(r["variant"].get(k) == v for r in study.runs)}
     return rules_text(info, shared) if shared else "the rules as written"
