@@ -218,13 +218,18 @@ PAIRED_TEST = "paired t-test against the baseline on the same deals"
 _PROPORTIONS = ("truncated",)  # metrics that are shares already (seat and bot shares by prefix)
 
 
-def sweep_findings(tests: pd.DataFrame, study: str, title: str, bots: tuple[str, ...]) -> list[Finding]:
+def sweep_findings(tests: pd.DataFrame, study: str, title: str, bots: tuple[str, ...],
+                   positions: bool = False) -> list[Finding]:
     """One finding per tested row of a sweep's ``sweep_tests`` table (its untested rows stay
     out: nothing to claim).  Shares (a seat's or a bot's win share, the truncated share) keep
     their difference as the effect, a proportion; turns, decisions and margin are relative to
     the baseline (diff / baseline), so they rank on one scale with the shares.  The interval is
     the paired t interval of the difference, scaled alike; ``p`` the unadjusted paired p
-    (rank_findings corrects across the report)."""
+    (rank_findings corrects across the report).  ``positions``: the game's seat table is by
+    position from the first player (Moon's bidding order), so a seat here says it is the seat
+    number."""
+    import re
+
     from scipy import stats as sps
 
     out = []
@@ -238,9 +243,12 @@ def sweep_findings(tests: pd.DataFrame, study: str, title: str, bots: tuple[str,
         if scale != scale:
             continue  # a relative change of a zero baseline has no size
         effect = r.diff / scale
+        seat = re.fullmatch(r"seat_?(\d+)_share", m)
         what = {"turns": "turns per game", "decisions": "decisions per game", "margin": "winner's margin",
-                "truncated": "truncated share"}.get(m, m.replace("_share", "'s win share").replace("seat", "seat ")
-                                                     .replace("win:", "win share of "))
+                "truncated": "truncated share"}.get(m, m.replace("win:", "win share of "))
+        if seat:
+            what = f"win share of seat {seat.group(1)}" + (" (the seat number, not the position from the first "
+                                                          "player)" if positions else "")
         if share:
             size = f"{100 * r.diff:+.1f} points [{100 * (r.diff - half):+.1f}, {100 * (r.diff + half):+.1f}]"
         else:

@@ -25,7 +25,7 @@ def study_findings(st: B.StudyData, info) -> list[Finding]:
                           "position" if first_col else "seat")
     if st.kind == "sweep" and "vary" in st.record:
         bots = tuple(sorted(set(st.record["bots"])))
-        found += sweep_findings(sweep_tests(st), st.name, info.title, bots)
+        found += sweep_findings(sweep_tests(st), st.name, info.title, bots, positions=first_col is not None)
     # the same question under other rules is another question: studies are compared bot by
     # bot ("holds under …") only when they played the same rules
     rules = B.fixed_rules(st, info)

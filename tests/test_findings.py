@@ -138,6 +138,9 @@ def test_sweep_findings_put_shares_and_lengths_on_one_scale():
     assert turns.effect == pytest.approx(0.2) and turns.unit == "relative to the baseline"
     assert turns.ci_low == pytest.approx((2.0 - 1.966 * 0.1) / 10, abs=1e-4)
     assert seat.effect == pytest.approx(0.05) and seat.unit == "proportion"
-    assert "seat 0's win share by +5.0 points" in seat.text and "bonus=2, skip=1" in seat.text
+    assert "changes the win share of seat 0 by +5.0 points" in seat.text and "bonus=2, skip=1" in seat.text
+    # where the seat table is by position from the first player (Moon), a seat says it is the seat number
+    moon = sweep_findings(tests, "sweep", "Three-Player Moon", ("greedy",), positions=True)[1]
+    assert "win share of seat 0 (the seat number, not the position from the first player) by" in moon.text
     assert not seat.only_one_bot and seat.settings == ("bonus=2, skip=1",)
     assert [r.finding is turns for r in rank_findings(found).top] == [True, False]
