@@ -527,8 +527,10 @@ def stones_tables(study: StudyData) -> dict[str, pd.DataFrame]:
             g = int(part["games"].iloc[0])
             k = int(part["scored"].sum())
             r = tables.mean_interval(acc[n]["class"][v])
+            # a share of the class's cards: its t interval is cut to [0, 1] (a rare class's
+            # reached below 0)
             cls.append({"players": n, "points": v, "cards_in_deck": len(part),
-                        "scored_rate": r[0], "ci_low": r[1], "ci_high": r[2],
+                        "scored_rate": r[0], "ci_low": max(r[1], 0.0), "ci_high": min(r[2], 1.0),
                         "expected_points_per_card": v * r[0],
                         "points_per_game": v * k / g,
                         "mean_round": float((part["mean_round"] * part["scored"]).sum() / max(k, 1))})

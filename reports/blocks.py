@@ -7,7 +7,7 @@ import pandas as pd
 
 from . import balance as B
 
-NEVER = "never happened with these bots"
+NEVER = "never happened in these games"  # the bots chose otherwise, or the rules forbid it
 
 
 def whole_or_decimal(x) -> str:

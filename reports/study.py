@@ -113,7 +113,7 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                for (n, g), part in d.groupby(["players", "setting"], sort=False)}
     blocks.append(H.block("Game length and truncated games", None,
                          P.hist_plot(lseries, "turns per game (the game's own turns)", "Game length (decided games)"),
-                         "Share of decided games by length, one line per player count.",
+                         "Share of decided games by length, one line per player count (and setting).",
                          H.table(ln, {"mean turns": ("mean_turns", "turns_low", "turns_high", False),
                                      "truncated": ("truncated_share", "trunc_low", "trunc_high")})))
     if (ln["truncated_share"] >= 0.001).any():

@@ -137,7 +137,12 @@ def test_report_has_every_section_and_plot(report_html, studies):
     assert "end_trigger=5" in sweep_scores and "end_trigger=7" in sweep_scores
     # Moon's greedy never bids 7 or names no-trump: those rows stay, said to have never happened
     bid_table = text.split("Moon: make rate by bid level", 1)[1].split("</table>")[0]
-    assert "<td>7</td>" in bid_table and "never happened with these bots" in bid_table
+    assert "<td>7</td>" in bid_table and "never happened in these games" in bid_table
+    # the widow's share of contracts, a rate a person reads, with its interval
+    assert re.search(r"widow kept in \d+\.\d% \[\d+\.\d, \d+\.\d\] of contracts", text)
+    # a value class's scored share keeps its interval inside [0, 100%]
+    classes = text.split("Shifting Stones: points per value class", 1)[1].split("</table>")[0]
+    assert "[-" not in classes and not re.search(r"\b(10[1-9]|1[1-9]\d)\.\d\]", classes)
     # every Shifting Stones card in a sortable table, its pattern drawn
     cards = text.split("Shifting Stones: every card at 2 players", 1)[1].split("</table>")[0]
     assert 'class="sortable"' in cards and cards.count("<tr>") == 73 and '<pre class="pattern">' in cards

@@ -35,7 +35,8 @@ def section(st: B.StudyData, info):
             "The bidder takes the widow tile and discards one tile. The widow is 'kept' when the bidder discards "
             "another tile (the widow improved the hand) and 'discarded' when it goes straight back. Its worth: "
             f"the make rate with the widow kept minus with it discarded, {B.ci_pp(dd)} "
-            f"(widow kept in {100 * kept['share_of_contracts']:.1f}% of contracts). The bots choose, so this is "
+            f"(widow kept in {B.ci_text(B.wilson(kept['contracts'], kept['contracts'] + disc['contracts']))} of "
+            "contracts). The bots choose, so this is "
             "the worth of a useful widow, not a controlled experiment."), None, "",
             H.table(t["widow"], {"make rate": ("make_rate", "ci_low", "ci_high")})))
         best = bb.loc[bb["contracts"].idxmax()]

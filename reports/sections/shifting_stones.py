@@ -18,14 +18,15 @@ def _cards_table(cards: pd.DataFrame, classes: pd.DataFrame) -> tuple[str, list[
     from simcore.games.shifting_stones_deck import load_deck
 
     patterns = {c.id: "\n".join(c.rows) for c in load_deck()}
-    class_rate = classes.set_index("points")["scored_rate"]
+    by_class = classes.set_index("points")
     rows, outliers = [], []
     for _, c in cards.sort_values("card").iterrows():
-        mean = float(class_rate.get(c.points, np.nan))
+        mean = float(by_class["scored_rate"].get(c.points, np.nan))
         flag = "above its class" if c.ci_low > mean else "below its class" if c.ci_high < mean else ""
         if flag:
+            k = by_class.loc[c.points]
             outliers.append(f"card #{int(c.card)} ({int(c.points)} pt) scored {B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}"
-                            f", {flag} ({100 * mean:.1f}%)")
+                            f", {flag} ({B.ci_text((k.scored_rate, k.ci_low, k.ci_high))})")
         rows.append(f"<tr><td>{int(c.card)}</td><td>{int(c.points)}</td>"
                     f"<td class=\"t\"><pre class=\"pattern\">{html_mod.escape(patterns.get(int(c.card), '?'))}</pre></td>"
                     f"<td>{B.ci_text((c.scored_rate, c.ci_low, c.ci_high))}</td>"
