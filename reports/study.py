@@ -194,13 +194,20 @@ def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
                             f"{float(r[key + ':ci_high']):.4g}] {r[key + ':meets']}")
         rows.append(row)
     table = pd.DataFrame(rows).to_html(index=False, border=0, escape=True)
-    blocks.append(H.block("Rule variants against the targets", None, None,
-                         f"Targets {'; '.join(targets)}, each at every player count, 95% intervals per look; "
+    met = [r["variant"] for r in rows if r["meets every target"] == "true"]
+    undecided = [r["variant"] for r in rows if r["meets every target"] == "undecided"]
+    verdict = (f"{len(met)} of {len(rows)} variants meet every target"
+               + (f": {'; '.join(met[:5])}{' …' if len(met) > 5 else ''}" if met else "")
+               + (f"; {len(undecided)} undecided ({'; '.join(undecided[:5])}), as the next round would pass "
+                  "the budget" if undecided else "") + ".")
+    blocks.append(H.block("Rule variants against the targets", f"The search's answer: {verdict}", None,
+                         f"Targets {'; '.join(targets)}, each at every player count. A variant is raced in rounds "
+                         f"(the first of {st.record.get('first_round', st.record.get('chunk', '?'))} games, each "
+                         "next one doubling its games) until every target's 95% interval lies wholly inside or "
+                         "outside it; the intervals are per look, not corrected for the rounds. "
                          f"{st.record.get('games_spent', '?')} games spent of a budget of {st.record.get('budget')}.",
                          table))
-    met = [r["variant"] for r in rows if r["meets every target"] == "true"]
-    return [f"{st.name}: {len(met)} of {len(rows)} variants meet every target"
-            + (f" ({'; '.join(met[:5])}{' …' if len(met) > 5 else ''})" if met else "")]
+    return [f"{st.name}: {verdict[:-1]}"]
 
 
 def intro(st: B.StudyData) -> str:

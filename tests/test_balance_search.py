@@ -85,9 +85,11 @@ def test_the_race_finds_the_planted_variants_and_drops_bad_ones_after_one_round(
         assert list(again[col]) == list(table[col]), col
     (out / "balance.csv").write_text("variant,meets,games\nforged,true,1\n")
     code, _ = run("report", out)
-    html = (out / "report.html").read_text()
+    import html as html_mod
+
+    html = html_mod.unescape((out / "report.html").read_text())
     assert code == 0 and "Rule variants against the targets" in html
-    assert "2 of 4 variants meet every target (target_score=7; target_score=13)" in html
+    assert "The search's answer: 2 of 4 variants meet every target: target_score=7; target_score=13." in html
     assert "forged" not in html
 
 
