@@ -119,7 +119,8 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
                          f"{title}: first-player advantage by bot skill", "fair (0)")
             blocks.append(H.block(heading, None, svg,
                                  f"Configurations with the same bot in every seat, all under {rules}; each "
-                                 "row names the study it comes from.",
+                                 "row names the study it comes from. The interval is the t interval of the mean "
+                                 "per-game win share (fpa prints a Wilson interval of the win rate).",
                                  H.table(part.drop(columns=["game", "rules"]),
                                          {"advantage": ("first_advantage", "low", "high")})))
     if not blocks:

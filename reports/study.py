@@ -58,7 +58,8 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                      "win share minus the fair 1/n (percentage points)",
                      f"Seat advantage by {pos_word}", "fair (0)")
         blocks.append(H.block("Seat advantage", None, svg,
-                             f"Win share of each {pos_word} minus 1/n over the decided games, 95% intervals.",
+                             f"The figure: the win share of each {pos_word} minus 1/n over the decided games; the "
+                             "table: the win share itself beside the fair 1/n; 95% intervals.",
                              H.table(adv[[c for c in ("players", "setting", "position", "games", "win_share", "ci_low",
                                                      "ci_high", "fair") if c in adv]],
                                     {"win share": ("win_share", "ci_low", "ci_high")})))
