@@ -5,6 +5,7 @@ It runs on any registered game and bot (built-in, plugin, Python agent) and retu
 ``ResampleInfostateTest``:
 
 game (the protocol)
+  init               sets every word of the state (the engine reuses the buffer)
   legal actions      ascending, unique, in range, non-empty until the end; ``random_action``
                      legal; ``current_player`` a seat until the end, -1 after
   information        a sample ``determinize`` draws from a seat's view shows that seat the
@@ -121,6 +122,24 @@ def random_positions(module, players, want=30, every=5, seed=11, limit=600):
 
 
 # ---- the game's protocol ------------------------------------------------------------------------
+def check_init_sets_every_word(module):
+    """``init`` sets every word of the state: the engine reuses one buffer from game to game,
+    so a word left unset would carry the last game's value into a bot's view (game i would
+    depend on the games before it)."""
+    info = module.INFO
+    params = _params(info)
+    for players in player_counts(info):
+        for g in range(3):
+            clean = np.zeros(info.state_size(players), np.int64)
+            module.init(clean, params, players, stream_key(5, g, 0))
+            for fill in (-7, 1 << 40):
+                dirty = np.full_like(clean, fill)
+                module.init(dirty, params, players, stream_key(5, g, 0))
+                unset = np.flatnonzero(dirty != clean)
+                require(not len(unset), f"{players} players: init leaves {len(unset)} state word(s) unset "
+                        f"(e.g. [{unset[0] if len(unset) else 0}]); set every word, e.g. state[:] = 0 first")
+
+
 def check_legal_actions(module):
     info = module.INFO
     for players in player_counts(info):
@@ -407,6 +426,7 @@ def check(game: str, bots: str | list[str] | None = None, players: int | None = 
     info = module.INFO
     verdict = Verdict(game)
     if protocol:
+        _run(verdict, "init sets every state word", "game", check_init_sets_every_word, module)
         _run(verdict, "legal actions, random_action, current_player", "game", check_legal_actions, module)
         _run(verdict, "determinize and observation keep the seat's view", "game", check_information, module)
         _run(verdict, "summarize columns, returns, win flags", "game", check_results, module)

@@ -112,11 +112,9 @@ def choose_action(bot_kind, bot_params, state, params, rng, seat, imem, fmem, vi
 
 
 def start_game(state, params, players, seed, index, rng):
-    """Deal game ``index`` of run ``seed`` and seed every seat's bot stream.  The state is
-    zeroed first: a game's ``init`` may leave words it has not used yet unset (Sequence
-    Stacks' piles), and ``observe`` copies them into a bot's view, so without it they would
-    hold the previous game's words, and game i would depend on the games before it."""
-    state[:] = 0
+    """Deal game ``index`` of run ``seed`` and seed every seat's bot stream.  The state
+    buffer is reused from game to game: a game's ``init`` sets every word of it (``playlab
+    check`` tests that), or a bot reading its view would see the game before."""
     init(state, params, players, stream_key(seed, index, np.int64(CHANCE_STREAM)))  # noqa: F821 (typed, not a literal: one copy of stream_key)
     for s in range(players):
         rng[s] = stream_key(seed, index, bot_stream(s))

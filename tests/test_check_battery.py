@@ -69,6 +69,21 @@ def test_check_legal_actions_catches(kuhn, fault, replace, message):
         C.check_legal_actions(game)
 
 
+def test_check_init_catches_a_word_left_unset(kuhn):
+    """Sequence Stacks' init left its piles' unused slots unset, and a bot reading its whole
+    view played game i differently after other games; every game passes now."""
+    from simcore.games import game_names, load_game
+
+    def init(state, params, players, chance_key):
+        keep = state[-1]
+        kuhn.init(state, params, players, chance_key)
+        state[-1] = keep  # the last word: whatever the buffer held
+    with pytest.raises(C.CheckFailed, match=r"init leaves 1 state word\(s\) unset"):
+        C.check_init_sets_every_word(Planted(kuhn, init=init))
+    for game in game_names():
+        C.check_init_sets_every_word(load_game(game))
+
+
 def test_check_information_catches_a_sample_the_seat_would_not_recognise(kuhn):
     def determinize(view, params, player, rng, slot, out):
         out[:] = 0  # a sample that is not drawn from the seat's view at all

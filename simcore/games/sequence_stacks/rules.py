@@ -195,8 +195,9 @@ def _resolve(state, params, blocker):
 # ============================================================================ protocol
 @njit(cache=True)
 def init(state, params, players, chance_key):
-    for i in range(DISC):
-        state[i] = 0
+    # every word, the piles' unused slots too: observe copies them into a bot's view, and the
+    # engine reuses the buffer from game to game (a word left unset held the last game's)
+    state[:] = 0
     state[PLAYERS] = players
     state[WINNER] = -1
     state[DIR] = 1
