@@ -355,8 +355,8 @@ def finished_before(exc: BaseException, parts: list[np.ndarray]) -> None:
     that failed (``parts``, in index order), ahead of that range's own."""
     if isinstance(exc, AgentError):
         own = getattr(exc, "finished", None)
-        exc.finished = np.concatenate([*parts, own]) if own is not None and len(own) else \
-            (np.concatenate(parts) if parts else own)
+        pieces = [*parts, *([] if own is None else [own])]
+        exc.finished = np.concatenate(pieces) if pieces else None
 
 
 # ---- worker processes -------------------------------------------------------------------------

@@ -75,8 +75,8 @@ class CheckFailed(AssertionError):
 
 
 class IllegalMove(CheckFailed):
-    """A bot played a move that is not legal: playing whole games with it is not safe (a
-    bot that finds its own moves, ``legal=False``, is not stopped by the engine)."""
+    """A bot played a move that is not legal: playing whole games with it is not safe (the
+    engine only range-checks a built-in bot that finds its own moves, ``legal=False``)."""
 
 
 def require(cond, message: str) -> None:
@@ -447,8 +447,8 @@ def check(game: str, bots: str | list[str] | None = None, players: int | None = 
             failed = _run(verdict, "legal moves only; no peeking under resampling", subject,
                           check_bot_legal_and_private, batch, spec)
             if isinstance(failed, IllegalMove):
-                # whole games would apply its illegal moves (the engine stops a listed bot's,
-                # but only range-checks a legal=False bot's, and the game's state breaks)
+                # whole games would apply its illegal moves where the engine only range-checks
+                # them (a built-in legal=False bot's), and the game's state would break
                 for name in ("deterministic, whatever the batches", "same rows on 1 and 2 threads"):
                     verdict.results.append(Result(name, subject, False, "not run: the bot plays illegal moves"))
                 continue
