@@ -64,5 +64,6 @@ def _card_worth(value: int):
 
 
 def stones_metrics() -> dict:
-    return {f"card_value_{v}": (f"expected points of one {v}-point card per game (t-interval over games)",
-                                _card_worth(v)) for v in STONES_VALUES}
+    return {f"card_value_{v}": (f"expected points of one {v}-point card per game: its face value times the "
+                                "share of games it is scored in (the bonus for the most 1-point cards is not "
+                                "counted; t-interval over games)", _card_worth(v)) for v in STONES_VALUES}
