@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
-
 from reports import balance as B
 from reports.recomputed import sweep_tests
 from reports.findings import Finding, RankedFindings, rank_findings, seat_findings, sweep_findings
@@ -43,7 +41,6 @@ def template_rows(r: RankedFindings) -> dict[str, list[dict]]:
     """What the template prints: the top findings and the rest, each as its sentence with
     rank, effect and Holm p."""
     def row(x):
-        f = x.finding
         return {"rank": x.rank, "text": x.sentence(), "holds": x.holds}
 
     return {"top": [row(x) for x in r.top], "rest": [row(x) for x in r.rest]}
