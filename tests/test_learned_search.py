@@ -58,12 +58,13 @@ def test_its_compiled_copy_is_keyed_by_the_models_weights(game):
     # the weights are constants of the policy it calls; the cache is keyed by sources, so
     # the model's digest must be part of the search's key or a new model would run stale code
     key = bot_entry(game, NAME).key(game)
-    assert key.endswith(load_model(game).digest())
+    assert load_model(game).digest() in key
     # it comes from the policy (RolloutPolicy.key: the learned bot's own key, its sources and
     # model), read when the copy is compiled, not restated by the registration
-    assert key == bot_entry(game, NAME).digest + LINK.key(game) and LINK.key(game) == bot_entry(game, "learned").key(game)
+    assert key == bot_entry(game, NAME).digest + LINK.key(game)
+    assert LINK.key(game).startswith(bot_entry(game, "learned").key(game))
     # the same for the plain search over greedy
-    assert bot_entry(game, "mcts").key(game) == bot_entry(game, "mcts").digest + bot_entry(game, "greedy").key(game)
+    assert bot_entry(game, "mcts").key(game).startswith(bot_entry(game, "mcts").digest + bot_entry(game, "greedy").key(game))
     # and the compiled copy is named by it
     assert bound_policy(game, NAME).py_func.__qualname__.endswith(f"{NAME.replace('-', '_')}_{key}__choose")
 

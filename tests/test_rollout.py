@@ -171,6 +171,32 @@ def test_an_opponent_model_plays_every_other_seat_and_only_those():
     assert {who for who, _ in calls} == {"policy"}
 
 
+def test_a_links_key_names_the_policys_parameter_values():
+    """The policy bot's parameter values are compiled into the search's copy as constants
+    (``RolloutPolicy.globals``), and the cache is keyed by sources: a plugin's
+    ``set_bot_defaults`` on the rollout bot changed what the search should play while its
+    cached copy kept the old values (an expert over a learned policy at temperature 1 played
+    exactly as at 0).  The values are part of the key."""
+    import bots.registry as registry
+
+    game = "shifting-stones"
+    link = R.RolloutPolicy("greedy", others="learned")
+    before = link.key(game), registry.bot_entry(game, "mcts").key(game)
+    saved = {k: dict(v) for k, v in registry._DEFAULTS.items() if k[0] == game}
+    try:
+        registry.set_bot_defaults(game, "greedy", card_value=1.0)
+        after_policy = link.key(game), registry.bot_entry(game, "mcts").key(game)
+        assert after_policy[0] != before[0] and after_policy[1] != before[1]
+        registry.set_bot_defaults(game, "learned", temperature=0.5)
+        assert link.key(game) not in (before[0], after_policy[0])
+    finally:
+        for k in [k for k in registry._DEFAULTS if k[0] == game]:
+            del registry._DEFAULTS[k]
+        registry._DEFAULTS.update(saved)
+        registry._invalidate()
+    assert (link.key(game), registry.bot_entry(game, "mcts").key(game)) == before
+
+
 def test_a_links_key_names_its_opponent_model_and_cut_off():
     plain = R.RolloutPolicy("greedy")
     keys = {plain.key("shifting-stones"), R.RolloutPolicy("greedy", others="learned").key("shifting-stones"),

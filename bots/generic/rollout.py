@@ -36,6 +36,7 @@ G and GF cover both policies: a seat's row is used by the one policy that plays 
 """
 from __future__ import annotations
 
+import hashlib
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -116,6 +117,15 @@ def _entry(game: str, bot: str | None):
     return next((e for e in catalogue_entries(game) if e.spec.name == bot), None)
 
 
+def _defaults_key(entry) -> str:
+    """The parameter values a compiled copy plays ``entry``'s bot with (its defaults, as
+    ``globals`` compiles them in as constants): a plugin's ``set_bot_defaults`` on the policy
+    bot changes them without touching a source, so they key the copy too."""
+    text = ",".join(repr(p.default) for p in entry.spec.params)
+    # a short digest: the key ends up in the compiled copy's cache file names
+    return "|d" + hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
 def policy_move(sim, params, legal, seat, p, streams, ints, floats):
     """The rollout policy's move for ``p`` in ``sim`` when ``seat`` searches (``ask_policy``),
     the legal actions listed first for a policy that is handed them."""
@@ -179,7 +189,8 @@ class RolloutPolicy:
         registration (the policy bot may register later)."""
         e = self.entry(game)
         o = self._others(game)
-        return (("" if e is None else e.key(game)) + ("" if o is None else f"|others:{o.key(game)}")
+        return (("" if e is None else e.key(game) + _defaults_key(e))
+                + ("" if o is None else f"|others:{o.key(game)}{_defaults_key(o)}")
                 + ("|finish_turn" if self.finish_turn else ""))
 
     def memory(self, info) -> tuple[int, int]:
