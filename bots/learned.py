@@ -355,6 +355,18 @@ def shipped_fingerprint(game: str) -> str:
     return load_model(game).digest() if os.path.exists(shipped_path(game)) else ""
 
 
+def _fingerprint(path: str | None):
+    """game -> what keys a copy carrying model ``path`` (None: the shipped one): the model's
+    digest and the values greedy plays inside it (``GREEDY_BOT_PARAMS`` is compiled in as
+    constants, from greedy's defaults, which a plugin's ``set_bot_defaults`` may change after
+    this registration; read when the copy is compiled)."""
+    def key(game: str) -> str:
+        digest = shipped_fingerprint(game) if path is None else load_model(game, path).digest()
+        values = tuple(base_values(game, load_model(game, path).meta.get("base")).values())
+        return digest + "|g" + hashlib.sha1(repr(values).encode()).hexdigest()[:8]
+    return key
+
+
 def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, float]) -> Bot:
     """``learned:model=PATH`` (a model file, or a `playlab train --out` folder holding
     ``model.npz``): the model is loaded and checked now (one error if it does
@@ -375,7 +387,7 @@ def parse_learned(game: str, pairs: list[tuple[str, str]], values: dict[str, flo
     spec = BotSpec(name, f"the learned policy of {path}", PARAMS,
                    memory=_variant_memory(model.hidden, model.meta.get("base")))
     register_bot(spec, choose, games=(game,), helpers=(score_legal, pick), requires=REQUIRES,
-                 extra=_extra_for(path), jit_options=JIT_OPTIONS, fingerprint=model.digest(), listed=False)
+                 extra=_extra_for(path), jit_options=JIT_OPTIONS, fingerprint=_fingerprint(path), listed=False)
     return spec, [(MODEL_KEY, path)]
 
 
@@ -399,5 +411,4 @@ SPEC = BotSpec(NAME, "a small network trained from a teacher's moves (playlab tr
 
 for _game in GAMES:
     register_bot(SPEC, choose, games=(_game,), helpers=(score_legal, pick), requires=REQUIRES,
-                 extra=_extra_for(None), jit_options=JIT_OPTIONS,
-                 fingerprint=shipped_fingerprint(_game))
+                 extra=_extra_for(None), jit_options=JIT_OPTIONS, fingerprint=_fingerprint(None))

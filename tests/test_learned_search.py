@@ -194,3 +194,24 @@ def test_a_new_model_renames_the_engine_chain_that_runs_the_search(game):
         R._BOTS[i] = shipped
         R._invalidate()
     assert chain_digest(game, bots) == before
+
+
+def test_the_learned_copy_is_keyed_by_the_greedy_values_it_reads():
+    """The learned bot reads greedy's move, compiled in with greedy's values as constants:
+    a plugin's ``set_bot_defaults`` on greedy must rename its copy (and the search's over it),
+    or the cache would hand back one that asks greedy with the old values."""
+    import bots.registry as registry
+
+    game = "shifting-stones"
+    before = {b: registry.bot_entry(game, b).key(game) for b in ("learned", NAME)}
+    saved = {k: dict(v) for k, v in registry._DEFAULTS.items() if k[0] == game}
+    try:
+        registry.set_bot_defaults(game, "greedy", card_value=1.0)
+        after = {b: registry.bot_entry(game, b).key(game) for b in ("learned", NAME)}
+        assert all(after[b] != before[b] for b in before)
+    finally:
+        for k in [k for k in registry._DEFAULTS if k[0] == game]:
+            del registry._DEFAULTS[k]
+        registry._DEFAULTS.update(saved)
+        registry._invalidate()
+    assert {b: registry.bot_entry(game, b).key(game) for b in before} == before

@@ -99,3 +99,24 @@ def test_the_worth_of_a_move_pairs_each_restricted_bot_with_its_base():
     assert t.loc["block", "ci_low"] == pytest.approx(0.10 - 1.959964 * 0.02, abs=1e-6)
     assert t.loc["block", "verdict"] == "matters" and t.loc["block", "p_holm"] < 1e-5
     assert t.loc["reverse", "verdict"] == "the base never made this move here"
+
+
+def test_its_compiled_copy_is_keyed_by_the_values_its_base_plays():
+    """The base's parameter values are compiled into the copy (``BASE_PARAMS``) and a label
+    names only what differs from the defaults: a plugin's ``set_bot_defaults`` on the base
+    must rename the copy, or the cache would hand back one that plays the old values."""
+    import bots.registry as registry
+
+    game = "shifting-stones"
+    name = parse_bot(game, "restricted:forbid=flip").compiled_name
+    before = registry.bot_entry(game, name).key(game)
+    saved = {k: dict(v) for k, v in registry._DEFAULTS.items() if k[0] == game}
+    try:
+        registry.set_bot_defaults(game, "greedy", card_value=1.0)
+        assert registry.bot_entry(game, name).key(game) != before
+    finally:
+        for k in [k for k in registry._DEFAULTS if k[0] == game]:
+            del registry._DEFAULTS[k]
+        registry._DEFAULTS.update(saved)
+        registry._invalidate()
+    assert registry.bot_entry(game, name).key(game) == before

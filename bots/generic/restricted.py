@@ -114,12 +114,14 @@ def _base(game_name: str, text: str | None):
 def _base_key(base_text: str | None):
     """game name -> the key of the base's compiled copy there (its sources and the data it
     carries, e.g. a model): the base's code is compiled into this bot's copy, so its key
-    names that copy too ("" for random)."""
+    names that copy too ("" for random), and so do the parameter values it plays (compiled in
+    as ``BASE_PARAMS``: a plugin's ``set_bot_defaults`` changes them, not the label)."""
     def key(game_name: str) -> str:
         from bots.registry import bot_entry
 
-        name = parse_bot(game_name, base_text or default_base(game_name)).compiled_name
-        return "" if name == "random" else bot_entry(game_name, name).key(game_name)
+        bot = parse_bot(game_name, base_text or default_base(game_name))
+        values = hashlib.sha1(repr(tuple(bot.values)).encode()).hexdigest()[:8]
+        return "" if bot.compiled_name == "random" else bot_entry(game_name, bot.compiled_name).key(game_name) + "|d" + values
     return key
 
 
