@@ -96,6 +96,11 @@ class Model:
             h.update(k.encode())
             h.update(str(a.shape).encode())
             h.update(a.tobytes())
+        # the greedy values whose move it reads are as much part of what it plays as the
+        # weights: two models of the same weights over other bases are two bots
+        base = sorted((k, float(v)) for k, v in (self.meta.get("base") or {}).items())
+        if base:
+            h.update(repr(base).encode())
         return h.hexdigest()[:16]
 
     def copy(self) -> "Model":

@@ -192,6 +192,16 @@ def test_an_untrained_model_plays_as_its_base(tmp_path):
     learned = games(f"learned:model={path}")
     assert learned.equals(games("greedy:depth=3:replan=1"))
     assert not learned.equals(games("greedy"))
+    # the same weights over greedy's defaults are another bot, also beside it in one run (its
+    # compiled copy was once named by the weights alone: the last model named played both)
+    plain = str(tmp_path / "plain.npz")
+    save_model(greedy_model("shifting-stones", 4), plain)
+    both = run_games(RunConfig.build("shifting-stones", 2, [f"learned:model={path}", f"learned:model={plain}"],
+                                     None, 17), 60, threads=1)
+    alone = run_games(RunConfig.build("shifting-stones", 2, ["greedy:depth=3:replan=1", "greedy"], None, 17),
+                      60, threads=1)
+    cols = ["score_0", "score_1", "win_0", "win_1", "turns"]
+    assert both[cols].equals(alone[cols])
 
 
 @pytest.mark.parametrize("base, message", [({"nonsense": 1}, "has no parameter nonsense"),
