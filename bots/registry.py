@@ -207,6 +207,11 @@ def finish_plugin(plugin: str, digest: str) -> None:
     _invalidate()
 
 
+def plugin_functions(plugin: str) -> list[Callable]:
+    """The policies and helpers of the bots ``plugin`` registered."""
+    return [f for e in _BOTS if e.plugin == plugin for f in (*e.helpers, e.policy)]
+
+
 def _python_function(fn) -> types.FunctionType:
     fn = getattr(fn, "py_func", fn)  # a Numba dispatcher: compile its Python function afresh
     if not isinstance(fn, types.FunctionType):

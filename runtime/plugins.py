@@ -10,18 +10,24 @@ its plugins).
 
 What a plugin registers is recorded as the plugin's, and keyed by a digest of every source
 the plugin loaded: its own file (or package) and each module it imported that is not part
-of Python, an installed distribution or playlab.  The compiled copies' names carry that
-digest, and the plugin's own ``cache=True`` kernels are cached in a directory named after
-it, so an edited plugin (or a helper module it imports) always compiles afresh.
+of Python, an installed distribution or playlab, and of what its bots and games compile in
+from elsewhere (``simcore.codehash``: the plain values their code reads, the files of the
+helpers it reaches).  The compiled copies' names carry that digest, and the plugin's own
+``cache=True`` kernels are cached in a directory named after it (those its import runs are
+compiled afresh first), so an edited plugin, a helper module or a data file read at import
+always compiles afresh.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
 import sysconfig
+import tempfile
 import types
 from pathlib import Path
 
@@ -72,7 +78,7 @@ def _foreign_files(modules) -> list[str]:
     return sorted(set(out))
 
 
-def _digest(files: list[str]) -> str:
+def _digest(files: list[str], values: list[bytes] = ()) -> str:
     h = hashlib.sha256()
     for f in files:
         h.update(f.encode())
@@ -80,18 +86,39 @@ def _digest(files: list[str]) -> str:
             h.update(Path(f).read_bytes())
         except OSError:
             pass
+    for v in values:
+        h.update(v + b"\0")
     return h.hexdigest()[:16]
 
 
+def _registered_code(key: str) -> tuple[list[str], list[bytes]]:
+    """The source files and plain values (``simcore.codehash.reached``) that the bots and
+    games plugin ``key`` registered compile in, beyond the modules its import loaded: a
+    constant read from a data file or the environment at import, a jitted helper of a module
+    another plugin loaded first, the modules a game given by name imports (loaded only now)."""
+    from bots.registry import plugin_functions
+    from simcore.codehash import reached
+    from simcore.games import plugin_game_modules
+
+    functions = list(plugin_functions(key))
+    for m in plugin_game_modules(key):
+        functions += [v for v in vars(m).values() if getattr(getattr(v, "py_func", v), "__module__", None) == m.__name__]
+    files, values = reached(functions)
+    modules = [types.SimpleNamespace(__file__=f) for f in files]
+    return _foreign_files(modules), values
+
+
 def _recache(modules, digest: str) -> None:
-    """Point the on-disk cache of every ``cache=True`` kernel the plugin defined at a
+    """Point the on-disk cache of every ``cache=True`` kernel the plugin's import loaded at a
     directory named after the plugin's digest (Numba would otherwise key them by their own
-    file's time stamp only, and keep machine code that inlined an edited helper)."""
+    file's time stamp only, and keep machine code that inlined an edited helper).  A kernel
+    that already ran during the import was compiled afresh into a scratch directory
+    (``_import_cache``) and keeps that code."""
     import numba
     from numba.core.dispatcher import Dispatcher
     from numba.core.caching import NullCache
 
-    base = numba.config.CACHE_DIR
+    base = _CACHE_BASE.get("base") or numba.config.CACHE_DIR
     if not base:
         return
     saved = numba.config.CACHE_DIR
@@ -100,28 +127,45 @@ def _recache(modules, digest: str) -> None:
         for m in modules:
             for value in list(vars(m).values()):
                 if (isinstance(value, Dispatcher) and getattr(value.py_func, "__module__", None) == m.__name__
-                        and not isinstance(value._cache, NullCache) and not value.overloads):
+                        and not isinstance(value._cache, NullCache)):
                     value.enable_caching()
     finally:
         numba.config.CACHE_DIR = saved
 
 
-def load_plugin(spec: str) -> types.ModuleType:
-    """Import plugin ``spec`` once (module docstring); a failure is a ``PluginError`` naming
-    the plugin and the reason."""
-    from bots.registry import BotError, finish_plugin, start_plugin
-    from simcore.games import RegistrationError, finish_game_plugin
+_CACHE_BASE: dict[str, str] = {}
+
+
+@contextlib.contextmanager
+def _import_cache():
+    """While a plugin is imported, Numba caches into an empty scratch directory: a
+    ``cache=True`` kernel the import itself runs is compiled afresh (its helper may have
+    changed, which Numba's time stamp of the kernel's own file cannot tell, and the plugin's
+    digest is known only once the import is over); ``_recache`` then points it at the
+    plugin's directory."""
+    import numba
+
+    base = numba.config.CACHE_DIR
+    if not base:
+        yield
+        return
+    scratch = tempfile.mkdtemp(prefix="playlab-plugin-import-")
+    numba.config.CACHE_DIR = scratch
+    _CACHE_BASE["base"] = base
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = base
+        _CACHE_BASE.pop("base", None)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _import(spec: str, key: str) -> types.ModuleType:
+    """Import plugin ``key`` (given as ``spec``); a failure is a ``PluginError``."""
+    from bots.registry import BotError, start_plugin
+    from simcore.games import RegistrationError
     from simcore.plugin_context import registering_for
 
-    from bots.registry import ensure_builtins
-
-    if not spec.strip():  # `--plugin ""`: a plugin the user meant to give and did not
-        raise PluginError("plugin '': an empty name; give a .py file or an importable module")
-    key = plugin_key(spec)
-    if key in _LOADED:
-        return _LOADED[key]
-    ensure_builtins()  # a plugin's name that clashes with a built-in one is the plugin's error
-    before = set(sys.modules)
     try:
         with registering_for(key):
             start_plugin(key)
@@ -154,11 +198,33 @@ def load_plugin(spec: str) -> types.ModuleType:
         raise PluginError(f"plugin {spec}: importing it failed: {type(exc).__name__}: {exc}") from None
     except SystemExit as exc:  # sys.exit() in a plugin would end the command silently with its status
         raise PluginError(f"plugin {spec}: exited while loading (SystemExit {exc.code})") from None
-    new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
-    files = _foreign_files(new)
-    digest = _digest(files)
-    module.__playlab_digest__ = digest
-    _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest)
+    return module
+
+
+def load_plugin(spec: str) -> types.ModuleType:
+    """Import plugin ``spec`` once (module docstring); a failure is a ``PluginError`` naming
+    the plugin and the reason."""
+    from bots.registry import ensure_builtins, finish_plugin
+    from simcore.games import finish_game_plugin
+
+    if not spec.strip():  # `--plugin ""`: a plugin the user meant to give and did not
+        raise PluginError("plugin '': an empty name; give a .py file or an importable module")
+    key = plugin_key(spec)
+    if key in _LOADED:
+        return _LOADED[key]
+    ensure_builtins()  # a plugin's name that clashes with a built-in one is the plugin's error
+    before = set(sys.modules)
+    with _import_cache():
+        module = _import(spec, key)
+        try:
+            reached_files, values = _registered_code(key)
+        except Exception as exc:  # a game module registered by name that does not import
+            raise PluginError(f"plugin {spec}: importing its game failed: {type(exc).__name__}: {exc}") from None
+        new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
+        files = sorted(set(_foreign_files(new)) | set(reached_files))
+        digest = _digest(files, values)
+        module.__playlab_digest__ = digest
+        _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest)
     finish_plugin(key, digest)
     finish_game_plugin(key, digest)
     _LOADED[key] = module

@@ -318,6 +318,75 @@ def test_editing_or_adding_a_plugin_bot_between_runs_changes_play(tmp_path, numb
     assert any(p.name.startswith("numba-") for p in cache.iterdir())
 
 
+# What a plugin bot compiles in besides its own file: each case's first version always passes
+# (legal[0]), the edit (of a file other than the plugin's) makes it always bet.
+_STALE_CASES = {
+    # a constant read from a data file at import (Numba freezes it into the machine code)
+    "a constant read from a file": (
+        {"conf.json": '{"last": 0}',
+         "mybot.py": """
+import json, os, playlab
+LAST = json.load(open(os.path.join(os.path.dirname(__file__), "conf.json")))["last"]
+def edited(view, legal, n, bp, params, rng, seat, imem, fmem):
+    return legal[(n - 1) * LAST]
+playlab.register_bot(playlab.BotSpec("edited", "x"), edited, games=("kuhn",))
+"""}, "conf.json", ('"last": 0', '"last": 1'), ["mybot.py"]),
+    # a jitted helper in a module another plugin imported first
+    "a helper another plugin loaded first": (
+        {"helper.py": "from numba import njit\n@njit\ndef pick(legal, n):\n    return legal[0]\n",
+         "first.py": "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\nimport helper\n",
+         "mybot.py": """
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import playlab
+from helper import pick
+def edited(view, legal, n, bp, params, rng, seat, imem, fmem):
+    return pick(legal, n)
+playlab.register_bot(playlab.BotSpec("edited", "x"), edited, games=("kuhn",))
+"""}, "helper.py", ("legal[0]", "legal[n - 1]"), ["first.py", "mybot.py"]),
+    # a cache=True kernel the import runs, its callee in another file
+    "a cached kernel run at import": (
+        {"callee.py": "from numba import njit\n@njit\ndef last(n):\n    return 0\n",
+         "mybot.py": """
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numba import njit
+import playlab
+from callee import last
+@njit(cache=True)
+def which(n):
+    return (n - 1) * last(n)
+CHECKED = which(2)
+def edited(view, legal, n, bp, params, rng, seat, imem, fmem):
+    return legal[which(n)]
+playlab.register_bot(playlab.BotSpec("edited", "x"), edited, games=("kuhn",))
+"""}, "callee.py", ("return 0", "return 1"), ["mybot.py"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_STALE_CASES))
+def test_what_a_plugin_bot_compiles_in_from_other_files_keys_its_copy(tmp_path, case):
+    """A warm cache plays an edit of what the bot compiles in as an empty cache does (each
+    case once ran the first version's machine code after the edit, silently)."""
+    files, edited_file, (old, new), plugins = _STALE_CASES[case]
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    args = [a for p in plugins for a in ("--plugin", str(tmp_path / p))]
+    args += ["play", "kuhn", "--bots", "edited,nash", "--games", "2000", "--seed", "3", "--json"]
+
+    def wins(cache):
+        result = playlab(*args, env={"PLAYLAB_PLUGINS": KUHN, "PLAYLAB_NUMBA_BASE": "",
+                                     "NUMBA_CACHE_DIR": str(tmp_path / cache)})
+        assert result.returncode == 0, result.stderr
+        return _seat0_wins(result)
+
+    before = wins("warm")
+    target = tmp_path / edited_file
+    target.write_text(target.read_text().replace(old, new))
+    after = wins("warm")
+    assert after == wins("fresh") and after != before
+
+
 def test_python_agents_sit_in_every_study_command(tmp_path):
     env = {"PLAYLAB_PLUGINS": KUHN}
     agent = FIRST_LEGAL_AGENT

@@ -128,6 +128,11 @@ def finish_game_plugin(plugin: str, digest: str) -> None:
             e.module().__playlab_digest__ = digest
 
 
+def plugin_game_modules(plugin: str) -> list[types.ModuleType]:
+    """The kernel modules of the games ``plugin`` registered (imported now if given by name)."""
+    return [e.module() for e in _ENTRIES.values() if e.plugin == plugin]
+
+
 def register(name: str, module: str) -> None:
     """Shorthand of ``register_game(name, module)``."""
     register_game(name, module)
