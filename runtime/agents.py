@@ -107,7 +107,47 @@ def _own_files(module: types.ModuleType, modules) -> list[str]:
         return []
     main = str(Path(main).resolve())
     home = os.path.dirname(main) + os.sep
-    return [main] + [f for f in _foreign_files(modules) if f != main and f.startswith(home)]
+    loaded = {f for f in _foreign_files(modules) if f.startswith(home)}
+    return [main] + sorted((loaded | _imports_named(main, home)) - {main})
+
+
+def _imports_named(path: str, home: str) -> set[str]:
+    """The files under ``home`` that the import statements of ``path`` name, anywhere in it
+    (also inside a function: a helper imported only when the agent is created or first acts
+    is not loaded with its module, yet its edit changes the agent's play), and theirs in
+    turn.  Read from the source, so a study knows them before any game."""
+    import ast
+
+    found: set[str] = set()
+    todo = [path]
+    while todo:
+        f = todo.pop()
+        try:
+            tree = ast.parse(Path(f).read_text())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        here = Path(f).parent
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [(Path(home), a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = Path(home) if node.level == 0 else here.joinpath(*[".."] * (node.level - 1))
+                prefix = node.module or ""
+                names = [(base, prefix)] + [(base, f"{prefix}.{a.name}" if prefix else a.name) for a in node.names]
+            else:
+                continue
+            for base, dotted in names:
+                if not dotted:
+                    continue
+                parts = dotted.split(".")
+                for i in range(1, len(parts) + 1):  # a package's __init__ runs on the way in
+                    stem = base.joinpath(*parts[:i]).resolve()
+                    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+                        c = str(candidate)
+                        if c.startswith(home) and candidate.is_file() and c not in found and c != path:
+                            found.add(c)
+                            todo.append(c)
+    return found
 
 
 def agent_files(target: str, name: str) -> list[str]:

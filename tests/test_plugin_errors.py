@@ -207,28 +207,44 @@ def test_an_agent_module_that_exits_at_import_is_one_error_line(tmp_path):
 
 
 # ---- the study's identity follows an agent's helper modules ----------------------------------------------
-def test_editing_an_agents_helper_module_makes_another_study(tmp_path):
+_HELPER_IMPORTS = {
+    "at the top": ("import helper_choice", "", ""),
+    # loaded only when the agent is created or first acts: not with its module, yet part of its play
+    "in __init__": ("", "import helper_choice", ""),
+    "in act, from a package": ("", "", "from helpers.choice import pick as _pick"),
+}
+
+
+@pytest.mark.parametrize("where", sorted(_HELPER_IMPORTS))
+def test_editing_an_agents_helper_module_makes_another_study(tmp_path, where):
+    top, in_init, in_act = _HELPER_IMPORTS[where]
     home = tmp_path / "agent"
-    home.mkdir()
-    (home / "helper_choice.py").write_text("def pick(legal):\n    return legal[-1]\n")
-    (home / "hagent.py").write_text(textwrap.dedent("""
+    (home / "helpers").mkdir(parents=True)
+    helper = home / ("helpers/choice.py" if in_act else "helper_choice.py")
+    (home / "helpers" / "__init__.py").write_text("")
+    helper.write_text("def pick(legal):\n    return legal[-1]\n")
+    call = "_pick(view.legal_actions)" if in_act else "helper_choice.pick(view.legal_actions)"
+    (home / "hagent.py").write_text(textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, os.path.dirname(__file__))
-        import helper_choice
+        {top}
 
         class H:
             def __init__(self, game, players, seat, **params):
-                pass
+                global helper_choice
+                {in_init or "pass"}
             def act(self, view):
-                return helper_choice.pick(view.legal_actions)
+                {in_act or "pass"}
+                return {call}
     """))
     out = tmp_path / "out"
     args = ["play", "kuhn", "--bots", f"py:{home / 'hagent.py'}:H,nash", "--seed", 1, "--out", out]
     env = {"PLAYLAB_PLUGINS": KUHN}
-    assert playlab(*args, "--games", 10, env=env).returncode == 0
+    first = playlab(*args, "--games", 10, env=env)
+    assert first.returncode == 0, first.stderr
     again = playlab(*args, "--games", 20, env=env)  # unchanged: the same study, resumed
     assert again.returncode == 0, again.stderr
-    (home / "helper_choice.py").write_text("def pick(legal):\n    return legal[0]\n")
+    helper.write_text("def pick(legal):\n    return legal[0]\n")
     line = one_error(playlab(*args, "--games", 30, env=env))
     assert "the code it plays differs: agent" in line and "(edited?)" in line, line
 
