@@ -220,15 +220,23 @@ def _python_function(fn) -> types.FunctionType:
 
 
 def source_digest(functions: Sequence[Callable]) -> str:
-    """Hash of the source files defining ``functions`` (so an edited bot compiles afresh)."""
+    """Hash of the source files defining ``functions`` (so an edited bot compiles afresh),
+    and of what they compile in from elsewhere (``simcore.codehash.reached``: the files of
+    the helpers they reach, the plain values they read, e.g. a constant a script read from
+    a file before registering its bot)."""
+    from simcore.codehash import reached
+
+    files, values = reached(functions)
     h = hashlib.sha256()
-    for path in sorted({inspect.getsourcefile(f) or "" for f in functions}):
+    for path in sorted({inspect.getsourcefile(f) or "" for f in functions} | set(files)):
         h.update(path.encode())
         try:
             with open(path, "rb") as fh:
                 h.update(fh.read())
         except OSError:
             pass
+    for v in values:
+        h.update(v + b"\0")
     return h.hexdigest()[:16]
 
 
