@@ -94,7 +94,17 @@ class RunConfig:
         # deck's "" is no value a user could give, and the receiving side fills defaults in)
         given = set_options(self.info.options, self.variant)
         return (_restore_config, (self.game, self.players, tuple(self.bot_labels), given,
-                                  self.seed, self.plugins(), self._agent_locations()))
+                                  self.seed, self.plugins(), self._agent_locations(), self._code()))
+
+    def _code(self) -> tuple:
+        """What decides this run's play besides its description: playlab's kernel sources
+        and each plugin's digest (``runtime.plugins``).  The receiving side compares its own:
+        a worker with another playlab version, another copy of a plugin, or a plugin that
+        reads another environment would otherwise play other games under the same labels."""
+        import simcore
+        from .plugins import plugin_digest
+
+        return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()))
 
     def _agent_locations(self) -> dict[str, str]:
         """Where this side finds the agent files given by a relative path (a worker's
@@ -117,11 +127,23 @@ class RunConfig:
         return ["index", "decisions"] + self.info.result_columns(self.players)
 
 
-def _restore_config(game, players, labels, variant, seed, plugins, agent_locations=None):
+def _restore_config(game, players, labels, variant, seed, plugins, agent_locations=None, code=None):
     if plugins:
         from .plugins import load_plugins
 
         load_plugins(plugins)
+    if code is not None:
+        import simcore
+        from .plugins import plugin_digest
+
+        sent_kernels, sent_plugins = code
+        if sent_kernels != simcore.KERNEL_DIGEST:
+            raise ValueError(f"playlab's kernel sources differ here ({simcore.KERNEL_DIGEST}) from where the run "
+                             f"started ({sent_kernels}): another playlab version; install the same one")
+        for plugin, digest in sent_plugins:
+            if plugin_digest(plugin) != digest:
+                raise ValueError(f"plugin {plugin} plays other code here than where the run started (edited, "
+                                 "another copy, or what it reads at import differs)")
     if agent_locations:
         from .agents import remember_locations
 

@@ -40,8 +40,12 @@ def cache_base() -> str:
                             "playlab"))
 
 
+KERNEL_DIGEST = ""  # the hash of playlab's own kernel sources, set below
+
+
 def _configure_numba_cache() -> None:
-    digest = _source_digest()
+    global KERNEL_DIGEST
+    digest = KERNEL_DIGEST = _source_digest()
     inherited = os.environ.get("PLAYLAB_NUMBA_BASE")
     if inherited and os.environ.get("NUMBA_CACHE_DIR") == os.path.join(inherited, CACHE_PREFIX + digest):
         base = inherited  # a child of a playlab process: the parent's keyed directory

@@ -480,3 +480,25 @@ def test_every_games_run_travels_to_processes_and_workers_as_it_is():
         assert back.variant == c.variant and back.bot_labels == c.bot_labels and back.players == c.players
     c = RunConfig.build("shifting-stones", 3, "greedy", {"hand_size": 5, "random_faces": False}, 2)
     assert pickle.loads(pickle.dumps(c)).variant == c.variant
+
+
+def test_a_run_refuses_to_be_played_by_other_code_than_where_it_started(monkeypatch):
+    """A worker with another playlab version, another copy of a plugin, or a plugin reading
+    another environment at import would play other games under the same labels: the run
+    carries its code's digests and the receiving side compares its own."""
+    import pickle
+
+    import simcore
+    from runtime.plugins import _LOADED, plugin_key
+
+    c = RunConfig.build("kuhn", 2, "nash,random", {}, 3)
+    sent = pickle.dumps(c)
+    assert pickle.loads(sent).bot_labels == c.bot_labels
+    kuhn = _LOADED[plugin_key(KUHN)]
+    monkeypatch.setattr(kuhn, "__playlab_digest__", "another-copy")
+    with pytest.raises(ValueError, match=r"plugin .*kuhn.py plays other code here"):
+        pickle.loads(sent)
+    monkeypatch.undo()
+    monkeypatch.setattr(simcore, "KERNEL_DIGEST", "another-version")
+    with pytest.raises(ValueError, match="kernel sources differ here"):
+        pickle.loads(sent)
