@@ -4,6 +4,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -104,7 +105,33 @@ class RunConfig:
         import simcore
         from .plugins import plugin_digest
 
-        return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()))
+        return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()), self._files_by_content())
+
+    def _files_by_content(self) -> tuple:
+        """(what, digest) of each file the run reads by path: a deck option, a bot's file
+        (a learned model), an agent's module and helpers.  A worker reads them by the same
+        path, where another file may lie."""
+        import hashlib
+
+        from bots.registry import bot_entry
+
+        paths = [(f"option {o.name}", self.variant[o.name]) for o in self.info.options
+                 if o.kind == "path" and self.variant.get(o.name)]
+        for b in self.bots:
+            if b.is_agent:
+                from .agents import agent_files
+
+                paths += [(f"agent {b.agent[0]}", f) for f in agent_files(*b.agent[:2])]
+            elif b.text:
+                spec = bot_entry(self.game, b.given_name).spec
+                paths += [(f"{k} of bot {b.given_name}", v) for k, v in b.text if spec.takes_file(k)]
+        out = []
+        for what, path in paths:
+            try:
+                out.append((what, hashlib.sha256(Path(path).read_bytes()).hexdigest()))
+            except OSError:
+                out.append((what, "unreadable"))
+        return tuple(out)
 
     def _agent_locations(self) -> dict[str, str]:
         """Where this side finds the agent files given by a relative path (a worker's
@@ -136,7 +163,7 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
         import simcore
         from .plugins import plugin_digest
 
-        sent_kernels, sent_plugins = code
+        sent_kernels, sent_plugins, sent_files = code
         if sent_kernels != simcore.KERNEL_DIGEST:
             raise ValueError(f"playlab's kernel sources differ here ({simcore.KERNEL_DIGEST}) from where the run "
                              f"started ({sent_kernels}): another playlab version; install the same one")
@@ -152,6 +179,12 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
     if config.bot_labels != list(labels):
         raise ValueError(f"bots {', '.join(labels)} parse as {', '.join(config.bot_labels)} here: "
                          "the bot catalogue differs (another playlab version or plugin?)")
+    if code is not None:
+        here = dict(config._files_by_content())
+        for what, digest in sent_files:
+            if here.get(what) != digest:
+                raise ValueError(f"the file of {what} differs here from where the run started: every machine "
+                                 "needs the same file at that path")
     return config
 
 

@@ -502,3 +502,22 @@ def test_a_run_refuses_to_be_played_by_other_code_than_where_it_started(monkeypa
     monkeypatch.setattr(simcore, "KERNEL_DIGEST", "another-version")
     with pytest.raises(ValueError, match="kernel sources differ here"):
         pickle.loads(sent)
+
+
+def test_a_run_refuses_a_worker_whose_file_at_the_same_path_differs(tmp_path):
+    """A deck or a model is read by path on every worker: another file there would play other
+    games under the same labels."""
+    import pickle
+
+    from bots.learned import load_model, save_model
+
+    model = tmp_path / "m.npz"
+    save_model(load_model("shifting-stones"), str(model))
+    c = RunConfig.build("shifting-stones", 2, f"learned:model={model},greedy", {}, 3)
+    sent = pickle.dumps(c)
+    assert pickle.loads(sent).bot_labels == c.bot_labels
+    m = load_model("shifting-stones").copy()
+    m.b2[0] += 1.0
+    save_model(m, str(model))
+    with pytest.raises(ValueError, match="the file of model of bot learned differs here"):
+        pickle.loads(sent)
