@@ -367,8 +367,9 @@ def _fingerprint(path: str | None):
     this registration; read when the copy is compiled)."""
     def key(game: str) -> str:
         digest = shipped_fingerprint(game) if path is None else load_model(game, path).digest()
-        values = tuple(base_values(game, load_model(game, path).meta.get("base")).values())
-        return digest + "|g" + hashlib.sha1(repr(values).encode()).hexdigest()[:8]
+        from bots.registry import values_key
+
+        return digest + values_key(base_values(game, load_model(game, path).meta.get("base")).values())
     return key
 
 

@@ -219,6 +219,13 @@ def _python_function(fn) -> types.FunctionType:
     return fn
 
 
+def values_key(values) -> str:
+    """A short key of the parameter values a compiled copy plays another bot with (compiled
+    in as constants, so they name the copy: a plugin's ``set_bot_defaults`` changes them
+    without touching a source).  Short: keys end up in cache file names."""
+    return "|v" + hashlib.sha1(repr(tuple(values)).encode()).hexdigest()[:8]
+
+
 def source_digest(functions: Sequence[Callable]) -> str:
     """Hash of the source files defining ``functions`` (so an edited bot compiles afresh),
     and of what they compile in from elsewhere (``simcore.codehash.reached``: the files of

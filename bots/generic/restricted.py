@@ -117,11 +117,12 @@ def _base_key(base_text: str | None):
     names that copy too ("" for random), and so do the parameter values it plays (compiled in
     as ``BASE_PARAMS``: a plugin's ``set_bot_defaults`` changes them, not the label)."""
     def key(game_name: str) -> str:
-        from bots.registry import bot_entry
+        from bots.registry import bot_entry, values_key
 
         bot = parse_bot(game_name, base_text or default_base(game_name))
-        values = hashlib.sha1(repr(tuple(bot.values)).encode()).hexdigest()[:8]
-        return "" if bot.compiled_name == "random" else bot_entry(game_name, bot.compiled_name).key(game_name) + "|d" + values
+        if bot.compiled_name == "random":
+            return ""
+        return bot_entry(game_name, bot.compiled_name).key(game_name) + values_key(bot.values)
     return key
 
 

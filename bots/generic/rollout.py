@@ -36,7 +36,6 @@ G and GF cover both policies: a seat's row is used by the one policy that plays 
 """
 from __future__ import annotations
 
-import hashlib
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -119,11 +118,10 @@ def _entry(game: str, bot: str | None):
 
 def _defaults_key(entry) -> str:
     """The parameter values a compiled copy plays ``entry``'s bot with (its defaults, as
-    ``globals`` compiles them in as constants): a plugin's ``set_bot_defaults`` on the policy
-    bot changes them without touching a source, so they key the copy too."""
-    text = ",".join(repr(p.default) for p in entry.spec.params)
-    # a short digest: the key ends up in the compiled copy's cache file names
-    return "|d" + hashlib.sha1(text.encode()).hexdigest()[:8]
+    ``globals`` compiles them in as constants)."""
+    from bots.registry import values_key
+
+    return values_key(p.default for p in entry.spec.params)
 
 
 def policy_move(sim, params, legal, seat, p, streams, ints, floats):
