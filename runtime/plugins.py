@@ -216,10 +216,7 @@ def load_plugin(spec: str) -> types.ModuleType:
     before = set(sys.modules)
     with _import_cache():
         module = _import(spec, key)
-        try:
-            reached_files, values = _registered_code(key)
-        except Exception as exc:  # a game module registered by name that does not import
-            raise PluginError(f"plugin {spec}: importing its game failed: {type(exc).__name__}: {exc}") from None
+        reached_files, values = _registered_code(key)
         new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
         files = sorted(set(_foreign_files(new)) | set(reached_files))
         digest = _digest(files, values)

@@ -325,3 +325,16 @@ def test_an_alias_whose_name_is_taken_is_one_line_naming_the_plugin(tmp_path):
     fine = alias_plugin("fine", ("mine", "bidder:aggression=0.8"))
     r = playlab("--plugin", fine, "bots", "moon")
     assert r.returncode == 0 and "expert" in r.stdout and "mine" in r.stdout, r.stderr
+
+
+def test_a_plugin_with_an_unfinished_game_still_loads(tmp_path):
+    """A plugin's key follows what its games compile in, importing a game given by module
+    name; one that does not import yet fails where it is used, not the plugin's other work."""
+    from runtime.plugins import load_plugin
+    from simcore.games import UnknownGame, load_game
+
+    plugin = tmp_path / "unfinished.py"
+    plugin.write_text("import playlab\nplaylab.register_game('unfinished-x', 'no_such_module_here_x')\n")
+    load_plugin(str(plugin))
+    with pytest.raises(UnknownGame, match="not implemented yet"):
+        load_game("unfinished-x")

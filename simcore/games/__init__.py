@@ -122,15 +122,23 @@ def _module_name(kernels) -> str:
 def finish_game_plugin(plugin: str, digest: str) -> None:
     """Mark the kernels of every game ``plugin`` registered with the digest of the plugin's
     sources (``runtime.plugins``), which ``simcore.protocol.game_tag`` folds into the
-    compiled copies' names."""
-    for e in _ENTRIES.values():
-        if e.plugin == plugin:
-            e.module().__playlab_digest__ = digest
+    compiled copies' names (a game that does not import is left to fail where it is used)."""
+    for m in plugin_game_modules(plugin):
+        m.__playlab_digest__ = digest
 
 
 def plugin_game_modules(plugin: str) -> list[types.ModuleType]:
-    """The kernel modules of the games ``plugin`` registered (imported now if given by name)."""
-    return [e.module() for e in _ENTRIES.values() if e.plugin == plugin]
+    """The kernel modules of the games ``plugin`` registered (imported now if given by name;
+    one that does not import is left out here and fails with its own error where it is used,
+    so an unfinished game does not stop the plugin's other games and bots)."""
+    out = []
+    for e in _ENTRIES.values():
+        if e.plugin == plugin:
+            try:
+                out.append(e.module())
+            except Exception:
+                continue
+    return out
 
 
 def register(name: str, module: str) -> None:
