@@ -365,11 +365,12 @@ def _fingerprint(path: str | None):
     digest and the values greedy plays inside it (``GREEDY_BOT_PARAMS`` is compiled in as
     constants, from greedy's defaults, which a plugin's ``set_bot_defaults`` may change after
     this registration; read when the copy is compiled)."""
-    def key(game: str) -> str:
-        digest = shipped_fingerprint(game) if path is None else load_model(game, path).digest()
-        from bots.registry import values_key
+    from bots.registry import values_key
 
-        return digest + values_key(base_values(game, load_model(game, path).meta.get("base")).values())
+    def key(game: str) -> str:
+        model = load_model(game, path)
+        digest = shipped_fingerprint(game) if path is None else model.digest()
+        return digest + values_key(base_values(game, model.meta.get("base")).values())
     return key
 
 

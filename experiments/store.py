@@ -149,32 +149,14 @@ def _agent_digest(files: list[str]) -> str:
 
 def _bot_files(game: str, bot) -> list[list[str]]:
     """[parameter, the file's digest] for each file the bot is given as a text parameter."""
+    from runtime.runner import bot_file_params
+
     return [[k, file_digest(v)] for k, v in bot_file_params(game, bot)]
 
 
-def bot_file_params(game: str, bot) -> list[tuple[str, str]]:
-    """(parameter, path) of each file a compiled bot is given as a text parameter (a model)."""
-    if bot.is_agent or not bot.text:
-        return []
-    from bots.registry import bot_entry
-
-    spec = bot_entry(game, bot.given_name).spec
-    return [(k, v) for k, v in bot.text if spec.takes_file(k)]
-
-
 def files_read(config) -> list[tuple[str, str]]:
-    """(path, what it is) of every file a run of ``config`` reads: a data file option (a
-    deck), a file a bot is given (a model), a Python agent's module and its helpers."""
-    from runtime.agents import agent_files
-
-    out = [(config.variant[o.name], f"option {o.name}") for o in config.info.options
-           if o.kind == "path" and config.variant.get(o.name)]
-    for b in config.bots:
-        if b.is_agent:
-            out += [(f, f"agent {b.agent[0]}") for f in agent_files(*b.agent[:2]) or ()]
-        else:
-            out += [(v, f"{k} of bot {b.given_name}") for k, v in bot_file_params(config.game, b)]
-    return out
+    """(path, what it is) of every file a run of ``config`` reads (``RunConfig.files_read``)."""
+    return config.files_read()
 
 
 def difference(stored: dict[str, Any], given: dict[str, Any]) -> str:

@@ -26,7 +26,6 @@ import importlib.util
 import os
 import shutil
 import sys
-import sysconfig
 import tempfile
 import types
 from pathlib import Path
@@ -62,17 +61,22 @@ def _module_name_for(path: str) -> str:
 def _foreign_files(modules) -> list[str]:
     """Source files of ``modules`` that are neither Python's, an installed distribution's nor
     playlab's own (those are keyed elsewhere)."""
-    from simcore import PACKAGE_ROOT, KERNEL_PACKAGES
+    return _foreign_paths(getattr(m, "__file__", None) for m in modules)
 
-    skip = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+
+def _foreign_paths(paths) -> list[str]:
+    """The ``.py`` files of ``paths`` that are neither Python's, an installed distribution's
+    (``simcore.codehash.is_library_file``) nor playlab's own."""
+    from simcore import PACKAGE_ROOT, KERNEL_PACKAGES
+    from simcore.codehash import is_library_file
+
     own = [str(PACKAGE_ROOT / p) for p in KERNEL_PACKAGES + ("runtime", "experiments", "reports", "playlab")]
     out = []
-    for m in modules:
-        f = getattr(m, "__file__", None)
+    for f in paths:
         if not f or not f.endswith(".py"):
             continue
         f = str(Path(f).resolve())
-        if any(f.startswith(s + os.sep) for s in skip) or any(f.startswith(o + os.sep) for o in own):
+        if is_library_file(f) or any(f.startswith(o + os.sep) for o in own):
             continue
         out.append(f)
     return sorted(set(out))
@@ -104,11 +108,10 @@ def _registered_code(key: str) -> tuple[list[str], list[bytes]]:
     for m in plugin_game_modules(key):
         functions += [v for v in vars(m).values() if getattr(getattr(v, "py_func", v), "__module__", None) == m.__name__]
     files, values = reached(functions)
-    modules = [types.SimpleNamespace(__file__=f) for f in files]
-    return _foreign_files(modules), values
+    return _foreign_paths(files), values
 
 
-def _recache(modules, digest: str) -> None:
+def _recache(modules, digest: str, base: str | None) -> None:
     """Point the on-disk cache of every ``cache=True`` kernel the plugin's import loaded at a
     directory named after the plugin's digest (Numba would otherwise key them by their own
     file's time stamp only, and keep machine code that inlined an edited helper).  A kernel
@@ -118,7 +121,6 @@ def _recache(modules, digest: str) -> None:
     from numba.core.dispatcher import Dispatcher
     from numba.core.caching import NullCache
 
-    base = _CACHE_BASE.get("base") or numba.config.CACHE_DIR
     if not base:
         return
     saved = numba.config.CACHE_DIR
@@ -133,30 +135,25 @@ def _recache(modules, digest: str) -> None:
         numba.config.CACHE_DIR = saved
 
 
-_CACHE_BASE: dict[str, str] = {}
-
-
 @contextlib.contextmanager
 def _import_cache():
     """While a plugin is imported, Numba caches into an empty scratch directory: a
     ``cache=True`` kernel the import itself runs is compiled afresh (its helper may have
     changed, which Numba's time stamp of the kernel's own file cannot tell, and the plugin's
     digest is known only once the import is over); ``_recache`` then points it at the
-    plugin's directory."""
+    plugin's directory under the cache directory this yields (None: no on-disk cache)."""
     import numba
 
     base = numba.config.CACHE_DIR
     if not base:
-        yield
+        yield None
         return
     scratch = tempfile.mkdtemp(prefix="playlab-plugin-import-")
     numba.config.CACHE_DIR = scratch
-    _CACHE_BASE["base"] = base
     try:
-        yield
+        yield base
     finally:
         numba.config.CACHE_DIR = base
-        _CACHE_BASE.pop("base", None)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -214,14 +211,15 @@ def load_plugin(spec: str) -> types.ModuleType:
         return _LOADED[key]
     ensure_builtins()  # a plugin's name that clashes with a built-in one is the plugin's error
     before = set(sys.modules)
-    with _import_cache():
+    with _import_cache() as cache_base:
         module = _import(spec, key)
         reached_files, values = _registered_code(key)
         new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
         files = sorted(set(_foreign_files(new)) | set(reached_files))
         digest = _digest(files, values)
         module.__playlab_digest__ = digest
-        _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest)
+        _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest,
+                 cache_base)
     finish_plugin(key, digest)
     finish_game_plugin(key, digest)
     _LOADED[key] = module

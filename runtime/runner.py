@@ -107,32 +107,34 @@ class RunConfig:
 
         return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()), self._files_by_content())
 
-    def _files_by_content(self) -> tuple:
-        """(what, digest) of each file the run reads by path: a deck option, a bot's file
-        (a learned model), an agent's module and helpers.  A worker reads them by the same
-        path, where another file may lie."""
-        import hashlib
+    def files_read(self) -> list[tuple[str, str]]:
+        """(path, what it is) of every file this run reads: a data file option (a deck), a
+        file a bot is given (a model), a Python agent's module and its helpers.  The
+        study's identity holds them by content, a worker compares them, ``--trace`` may
+        not name one."""
+        from .agents import agent_files
 
-        from bots.registry import bot_entry
-
-        paths = [(f"option {o.name}", self.variant[o.name]) for o in self.info.options
-                 if o.kind == "path" and self.variant.get(o.name)]
+        out = [(self.variant[o.name], f"option {o.name}") for o in self.info.options
+               if o.kind == "path" and self.variant.get(o.name)]
         for b in self.bots:
             if b.is_agent:
-                from .agents import agent_files
+                out += [(f, f"agent {b.agent[0]}") for f in agent_files(*b.agent[:2]) or ()]
+            else:
+                out += [(v, f"{k} of bot {b.given_name}") for k, v in bot_file_params(self.game, b)]
+        return out
 
-                paths += [(f"agent {b.agent[0]}", f) for f in agent_files(*b.agent[:2])]
-            elif b.text:
-                spec = bot_entry(self.game, b.given_name).spec
-                paths += [(f"{k} of bot {b.given_name}", v) for k, v in b.text if spec.takes_file(k)]
+    def _files_by_content(self) -> tuple:
+        """(what, digest) of each file the run reads by path, in order (``files_read``): a
+        worker reads them by the same path, where another file may lie."""
+        import hashlib
+
         out = []
-        for what, path in paths:
+        for path, what in self.files_read():
             try:
                 out.append((what, hashlib.sha256(Path(path).read_bytes()).hexdigest()))
             except OSError:
                 out.append((what, "unreadable"))
         return tuple(out)
-
     def _agent_locations(self) -> dict[str, str]:
         """Where this side finds the agent files given by a relative path (a worker's
         working folder may differ; the labels, and so the study, stay as given)."""
@@ -152,6 +154,16 @@ class RunConfig:
 
     def columns(self) -> list[str]:
         return ["index", "decisions"] + self.info.result_columns(self.players)
+
+
+def bot_file_params(game: str, bot) -> list[tuple[str, str]]:
+    """(parameter, path) of each file a compiled bot is given as a text parameter (a model)."""
+    if bot.is_agent or not bot.text:
+        return []
+    from bots.registry import bot_entry
+
+    spec = bot_entry(game, bot.given_name).spec
+    return [(k, v) for k, v in bot.text if spec.takes_file(k)]
 
 
 def _restore_config(game, players, labels, variant, seed, plugins, agent_locations=None, code=None):
@@ -180,11 +192,11 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
         raise ValueError(f"bots {', '.join(labels)} parse as {', '.join(config.bot_labels)} here: "
                          "the bot catalogue differs (another playlab version or plugin?)")
     if code is not None:
-        here = dict(config._files_by_content())
-        for what, digest in sent_files:
-            if here.get(what) != digest:
-                raise ValueError(f"the file of {what} differs here from where the run started: every machine "
-                                 "needs the same file at that path")
+        here, sent = config._files_by_content(), tuple(map(tuple, sent_files))
+        if here != sent:
+            what = next((a[0] for a, b in zip(sent, here) if a != b), (sent + here)[min(len(sent), len(here))][0])
+            raise ValueError(f"the file of {what} differs here from where the run started: every machine "
+                             "needs the same file at that path")
     return config
 
 

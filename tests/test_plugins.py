@@ -521,3 +521,23 @@ def test_a_run_refuses_a_worker_whose_file_at_the_same_path_differs(tmp_path):
     save_model(m, str(model))
     with pytest.raises(ValueError, match="the file of model of bot learned differs here"):
         pickle.loads(sent)
+
+
+def test_an_agent_with_helpers_travels_and_an_edited_helper_is_refused(tmp_path):
+    """Every file of an agent is compared in order (an agent's files share one label: compared
+    by label, the first of two would have been taken for the second and the run refused)."""
+    import pickle
+
+    (tmp_path / "helper_a.py").write_text("def pick(legal):\n    return legal[0]\n")
+    (tmp_path / "helper_b.py").write_text("X = 1\n")
+    agent = tmp_path / "two_helpers.py"
+    agent.write_text("import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\nimport helper_a, helper_b\n"
+                     "class A:\n    def __init__(self, **kw):\n        pass\n"
+                     "    def act(self, view):\n        return helper_a.pick(view.legal_actions)\n")
+    c = RunConfig.build("kuhn", 2, f"py:{agent}:A,nash", {}, 3)
+    assert len([w for _, w in c.files_read() if w.startswith("agent")]) == 3
+    sent = pickle.dumps(c)
+    assert pickle.loads(sent).bot_labels == c.bot_labels
+    (tmp_path / "helper_b.py").write_text("X = 2\n")
+    with pytest.raises(ValueError, match="the file of agent .* differs here"):
+        pickle.loads(sent)
