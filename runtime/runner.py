@@ -98,8 +98,9 @@ class RunConfig:
                                   self.seed, self.plugins(), self._agent_locations(), self._code()))
 
     def _code(self) -> tuple:
-        """What decides this run's play besides its description: playlab's kernel sources
-        and each plugin's digest (``runtime.plugins``).  The receiving side compares its own:
+        """What decides this run's play besides its description: playlab's kernel sources,
+        each plugin's digest (``runtime.plugins``) and the files it reads by path
+        (``_files_by_content``).  The receiving side compares its own:
         a worker with another playlab version, another copy of a plugin, or a plugin that
         reads another environment would otherwise play other games under the same labels."""
         import simcore
@@ -135,6 +136,7 @@ class RunConfig:
             except OSError:
                 out.append((what, "unreadable"))
         return tuple(out)
+
     def _agent_locations(self) -> dict[str, str]:
         """Where this side finds the agent files given by a relative path (a worker's
         working folder may differ; the labels, and so the study, stay as given)."""
