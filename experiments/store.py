@@ -85,14 +85,13 @@ def chunk_name(run: int, start: int) -> str:
 
 
 def file_digest(path: str | Path) -> str:
-    h = hashlib.sha256()
+    """``runtime.runner.file_digest``, an unreadable file as one ``ResultsError``."""
+    from runtime.runner import file_digest as content_digest
+
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        return content_digest(path)
     except OSError as exc:
         raise ResultsError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return "sha256:" + h.hexdigest()
 
 
 def content_identity(config) -> dict[str, Any]:

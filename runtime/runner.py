@@ -32,6 +32,18 @@ RUNNER_COLUMN_DOCS = (
 )
 
 
+def file_digest(path: str | Path) -> str:
+    """``sha256:`` and the hex digest of a file's bytes, read in blocks (a model or deck may
+    be large): how a run and a study name a file by its content.  Raises ``OSError``."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
 @dataclass
 class RunConfig:
     """Everything that determines a run: game i depends only on this and i."""
@@ -127,12 +139,10 @@ class RunConfig:
     def _files_by_content(self) -> tuple:
         """(what, digest) of each file the run reads by path, in order (``files_read``): a
         worker reads them by the same path, where another file may lie."""
-        import hashlib
-
         out = []
         for path, what in self.files_read():
             try:
-                out.append((what, hashlib.sha256(Path(path).read_bytes()).hexdigest()))
+                out.append((what, file_digest(path)))
             except OSError:
                 out.append((what, "unreadable"))
         return tuple(out)
