@@ -92,7 +92,8 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                              r.to_html(index=False, float_format=lambda x: f"{x:.1f}", border=0)))
         top = r.iloc[0]
         found.append(f"{info.title} ({st.name}): {top.bot} rates {top.rating:.0f} Elo "
-                     f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean")
+                     f"[{top.ci_low:.0f}, {top.ci_high:.0f}] above the field mean"
+                     + (_runner_up(r, st.tournament_tables().get("pairwise")) if len(r) > 1 else ""))
         found += _restricted_play_block(st, info, blocks)
     found += _balance_search_block(st, blocks)
     # scores and lengths
@@ -151,6 +152,26 @@ def _headed(block: dict, setting: str) -> dict:
         out["heading"] = f"{out['heading']} ({setting})"
     out["alt"] = f"{out.get('alt') or ''} ({setting})".strip()
     return out
+
+
+def _runner_up(ratings: pd.DataFrame, pairwise: pd.DataFrame | None) -> str:
+    """What the top rating is worth against the second: their own games' score (a shared
+    win half) with its Wilson interval.  Two bots that play alike (Moon's ``bidder`` at its
+    defaults is ``greedy``) come out in either order; a finding naming one of them the best
+    must say when their games do not tell them apart."""
+    first, second = ratings.iloc[0].bot, ratings.iloc[1].bot
+    if pairwise is None:
+        return ""
+    row = pairwise[((pairwise.bot_a == first) & (pairwise.bot_b == second))
+                   | ((pairwise.bot_a == second) & (pairwise.bot_b == first))]
+    if not len(row):
+        return f"; it never met {second}, the second"
+    row = row.iloc[0]
+    rate, lo, hi = ((row.win_rate_a, row.ci_low, row.ci_high) if row.bot_a == first
+                    else (1 - row.win_rate_a, 1 - row.ci_high, 1 - row.ci_low))
+    verdict = "ahead of" if lo > 0.5 else "not told apart from"
+    return (f"; {verdict} {second}, the second, which it finished ahead of in "
+            f"{B.ci_text((rate, lo, hi))} of their {row.games:.0f} games together (a tie half)")
 
 
 def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:

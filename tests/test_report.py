@@ -243,6 +243,26 @@ def test_restricted_play_is_the_tournaments_table_and_lays_out(tmp_path, capsys)
     assert found["problems"] == [], found["problems"][:10]
 
 
+def test_the_top_rated_bot_is_not_called_ahead_of_a_twin(tmp_path, capsys, report_html):
+    """Moon's ``bidder`` at its defaults plays as ``greedy``: one of the two rates first by
+    chance, and the finding must say that their games do not tell them apart; greedy over
+    random in Sequence Stacks is told apart."""
+    out = tmp_path / "twins"
+    code, _, err = run(capsys, "tournament", "moon", "--bots", "greedy,bidder", "--games", "150", "--seed", "4",
+                       "--no-progress", "--out", out)
+    assert code == 0, err
+    code, _, err = run(capsys, "report", out)
+    assert code == 0, err
+    found = re.search(r"above the field mean; not told apart from (greedy|bidder), the second, which it finished "
+                      r"ahead of in ([\d.]+)% \[([\d.]+), ([\d.]+)\] of their (\d+) games together",
+                      html_mod.unescape((out / "report.html").read_text()))
+    assert found, "no runner-up clause"
+    rate, lo, hi = (float(found.group(i)) for i in (2, 3, 4))
+    assert lo < 50 < hi and int(found.group(5)) > 0
+    assert re.search(r"greedy rates \d+ Elo \[[-\d]+, [-\d]+\] above the field mean; ahead of random, the second",
+                     html_mod.unescape(report_html.read_text()))
+
+
 def test_play_store_alone(tmp_path, capsys):
     code, _, _ = run(capsys, "play", "sequence-stacks", "--players", "3", "--bots", "greedy", "--games", "60",
                      "--out", tmp_path / "s")
