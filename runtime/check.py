@@ -342,12 +342,21 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
             continue
         view = np.zeros_like(state)
         module.observe(state, p, view)
-        for _ in range(2):
+        for k in range(2):
             sample = np.zeros_like(state)
             module.determinize(view, params, p, resample, 0, sample)
-            b = decide(sample, p, rng.copy(), imem.copy(), fmem.copy(), g)
+            mine_i, mine_f = imem.copy(), fmem.copy()
+            if k == 1:
+                # a compiled bot is handed every seat's working memory (``imem[seat]`` is its
+                # own); what another seat keeps there is what that seat knows, so the second
+                # resample also wipes the other rows, as at the start of a batch
+                others = np.arange(config.players) != p
+                mine_i[others] = 0
+                mine_f[others] = 0.0
+            b = decide(sample, p, rng.copy(), mine_i, mine_f, g)
             require(b == a, f"seat {p} chose {_name(module, a)} but {_name(module, b)} when what it cannot know "
-                    f"was resampled (game {g}): the bot reads hidden information")
+                    f"(hidden cards{', other seats’ working memory' if k else ''}) was resampled (game {g}): "
+                    "the bot reads hidden information")
         checked += 1
     require(decisions > 0, "the bot took no decision in the checked games")
     return decisions, checked

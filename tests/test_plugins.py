@@ -261,6 +261,40 @@ playlab.register_bot(playlab.BotSpec("peek", "reads the other card"), peek, game
 """
 
 
+SPY = """
+import playlab
+from simcore.games import load_game
+K = load_game("kuhn")
+CARD = K.CARD
+
+def spy(view, legal, n, bp, params, rng, seat, imem, fmem):
+    # keeps its own card in its own memory (allowed); reads the other seat's (not allowed:
+    # what that seat knows): bets in the dark when that row is empty, and otherwise only
+    # with the better card
+    imem[seat, 0] = view[CARD + seat] + 1
+    theirs = imem[1 - seat, 0]
+    if theirs == 0:
+        return 1
+    return 1 if view[CARD + seat] + 1 > theirs else 0
+
+playlab.register_bot(playlab.BotSpec("spy", "reads the other seat's memory", memory=lambda info, players, values: (1, 0)),
+                     spy, games=("kuhn",))
+"""
+
+
+def test_a_plugin_bot_reading_another_seats_memory_is_caught_by_check(tmp_path):
+    spy = tmp_path / "spy.py"
+    spy.write_text(SPY)
+    r = playlab("--plugin", KUHN, "--plugin", str(spy), "check", "kuhn", "--bots", "spy", "--no-protocol")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL" in r.stdout and "other seats’ working memory" in r.stdout and "reads hidden information" in r.stdout
+    # reading its own row only passes
+    own = tmp_path / "own.py"
+    own.write_text(SPY.replace("imem[1 - seat, 0]", "imem[seat, 0]").replace('"spy"', '"own"'))
+    r = playlab("--plugin", KUHN, "--plugin", str(own), "check", "kuhn", "--bots", "own", "--no-protocol")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_a_cheating_plugin_bot_is_caught_by_check(tmp_path):
     cheat = tmp_path / "cheat.py"
     cheat.write_text(CHEAT)
