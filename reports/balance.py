@@ -230,13 +230,18 @@ def by_players(study: StudyData):
         yield int(n), part
 
 
-def rules_text(info, variant: dict) -> str:
-    """The rules a configuration played, in words: its options away from the defaults."""
+def changed_options(info, variant: dict) -> list[str]:
+    """``name=value`` of each option of ``variant`` away from the game's default, in the
+    game's order."""
     from simcore.options import format_value
 
-    changed = [f"{o.name}={format_value(variant[o.name])}" for o in info.options
-               if o.name in variant and variant[o.name] != o.default]
-    return ", ".join(changed) if changed else "the rules as written"
+    return [f"{o.name}={format_value(variant[o.name])}" for o in info.options
+            if o.name in variant and variant[o.name] != o.default]
+
+
+def rules_text(info, variant: dict) -> str:
+    """The rules a configuration played, in words: its options away from the defaults."""
+    return ", ".join(changed_options(info, variant)) or "the rules as written"
 
 
 def fixed_rules(study: StudyData, info) -> str:

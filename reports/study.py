@@ -21,10 +21,8 @@ def bots_text(run: dict) -> str:
 
 def options_text(study: B.StudyData) -> str:
     from simcore.games import load_game
-    from simcore.options import format_value
 
     info = load_game(study.game).INFO
-    defaults = {o.name: o.default for o in info.options}
     settings = pd.unique(B.setting_labels(study.record, study.runs, np.arange(len(study.runs))))
     # a varied option is named in every setting the study ran, the one at its default too (a
     # sweep's baseline, a balance variant); listing only the values away from the defaults
@@ -32,9 +30,7 @@ def options_text(study: B.StudyData) -> str:
     vary = set(study.record.get("vary") or ()) if settings[0] else set()
     changed = set()
     for r in study.runs:
-        for k, v in r["variant"].items():
-            if k not in vary and defaults.get(k) != v:
-                changed.add(f"{k}={format_value(v)}")
+        changed.update(B.changed_options(info, {k: v for k, v in r["variant"].items() if k not in vary}))
     text = ", ".join(sorted(changed))
     if vary:
         return (text + "; " if text else "") + f"{len(settings)} settings: " + "; ".join(settings)

@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from experiments.store import MANIFEST, STUDY_RECORD
+
 # (folder, command line): an fpa, a `play --out` and a tournament of each game, one more
 # Stones `play` with greedy, and sweeps of Stones and Moon; 5,000-20,000 games each
 STUDIES = [
@@ -49,7 +51,7 @@ def build_folder(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for name, args in STUDIES:
         out = root / name
-        if (out / "study.json").exists() or (out / "_study.json").exists():
+        if (out / STUDY_RECORD).exists() or (out / MANIFEST).exists():
             continue
         extra = ["--seed", "7", "--out", str(out)] + ([] if args[0] == "play" else ["--no-progress"])
         t = time.perf_counter()
