@@ -4,6 +4,8 @@ Its strength against greedy is measured by real runs (README, MCTS section); the
 check below is a bounded version of it."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -445,3 +447,41 @@ def test_an_opponent_model_of_its_own_policy_plays_as_the_search_without_one():
         del R._BOTS[n:]
         R._invalidate()
     assert np.array_equal(rows[0], rows[1])
+
+
+def test_a_searchs_own_sampler_or_evaluate_keys_its_compiled_copy(tmp_path, monkeypatch):
+    """``register_search(sampler=…, evaluate=…)`` compiles those functions into the copy in
+    place of the game's; Numba's cache checks only the search's own file, so their sources
+    must be part of the copy's key, or an edited cut-off value would run stale code."""
+    import importlib
+
+    import bots.registry as R
+    from bots.generic.rollout import RolloutPolicy
+
+    def copy_key(temperature):
+        (tmp_path / "cutoff.py").write_text(
+            "from numba import njit\n"
+            "from simcore.games.shifting_stones.rules import soft_win\n\n"
+            "@njit\n"
+            "def cut_off(state, params, players, out):\n"
+            f"    soft_win(state, params, players, out, {temperature})\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        sys.modules.pop("cutoff", None)
+        fn = importlib.import_module("cutoff").cut_off
+        n = len(R._BOTS)
+        M.register_search("mcts-cut", RolloutPolicy("greedy"), "test copy", games=("shifting-stones",),
+                          evaluate=fn)
+        try:
+            entry = R.bot_entry("shifting-stones", "mcts-cut")
+            assert entry.extra(load_game("shifting-stones"))["evaluate"] is fn
+            return entry.key("shifting-stones")
+        finally:
+            del R._BOTS[n:]
+            sys.modules.pop("cutoff", None)
+            R._invalidate()
+
+    plain = R.bot_entry("shifting-stones", "mcts").key("shifting-stones")
+    warm, hot = copy_key(3.0), copy_key(6.0)
+    assert len({plain, warm, hot}) == 3
+    # the same search and policy: only the cut-off's source tells them apart
+    assert warm.startswith(plain) and hot.startswith(plain)

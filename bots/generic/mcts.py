@@ -132,7 +132,7 @@ import numpy as np
 from collections import namedtuple
 
 from bots.generic.rollout import ROLLOUT_FUNCTIONS, Rollout, RolloutPolicy, ask_policy, rollout
-from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot
+from bots.registry import ALL_GAMES, BotParam, BotSpec, register_bot, source_digest
 from simcore.layout import Field, Layout
 from simcore.rng import below
 
@@ -596,20 +596,26 @@ HELPERS = (*ROLLOUT_FUNCTIONS, int_row, float_row, reset, add_child, log_count, 
 JIT_OPTIONS = {"choose": {"_nrt": True}, **{f.__name__: {"_nrt": False} for f in HELPERS}}
 
 
-def register_search(name, link, description, games=ALL_GAMES, defaults=None, sampler=None, sees="view"):
+def register_search(name, link, description, games=ALL_GAMES, defaults=None, sampler=None, evaluate=None,
+                    sees="view"):
     """Register this search as bot ``name`` over ``link``'s policy (rollouts, the prior's
     move, delegated decisions): the same code compiled once more with that policy's
     globals, with the same parameters (``defaults``: per-game defaults, as register_bot).
     Its compiled copy is keyed by the policy's key too (``RolloutPolicy.key``: e.g. a
     model's digest, which no source of the search shows).  ``sampler``: a compiled function
     of ``determinize``'s signature that deals the search's worlds instead of the game's
-    (e.g. weighted by inference; tools/peek.py's read the real state, with ``sees="state"``)."""
+    (e.g. weighted by inference; tools/peek.py's read the real state, with ``sees="state"``);
+    ``evaluate``: one of ``evaluate``'s signature that values a rollout's cut-off instead of
+    the game's (the search alone: the game's other searches keep its own).  Both are compiled
+    into the copy, so their sources (and what they reach) key it as well."""
     spec = BotSpec(name, description, params_for(link), memory=memory_for(link))
     bind = extra_for(link)
-    extra = bind if sampler is None else (lambda game: {**bind(game), "determinize": sampler})
+    swapped = {k: f for k, f in (("determinize", sampler), ("evaluate", evaluate)) if f is not None}
+    extra = (lambda game: {**bind(game), **swapped}) if swapped else bind
+    digest = source_digest([getattr(f, "py_func", f) for f in swapped.values()]) if swapped else ""
     return register_bot(spec, choose, games=games, helpers=HELPERS, requires=REQUIRES,
                         extra=extra, jit_options=JIT_OPTIONS, defaults=defaults,
-                        fingerprint=link.key, sees=sees)
+                        fingerprint=lambda game: link.key(game) + digest, sees=sees)
 
 
 register_bot(SPEC, choose, helpers=HELPERS, requires=REQUIRES, extra=bind_extra,

@@ -414,10 +414,10 @@ EVAL_TEMPERATURE = 3.0  # points
 
 
 @njit(cache=True)
-def evaluate(state, params, players, out):
+def soft_win(state, params, players, out, temperature):
     """Solo: the share of the game's cards scored so far.  Otherwise a soft win
     probability: softmax of the points (with the 1-point bonus as it stands) at
-    temperature ``EVAL_TEMPERATURE``."""
+    ``temperature`` points (a search that values a cut-off otherwise passes its own)."""
     if players == 1:
         out[0] = state[SCORED_TOTAL] / max(1, state[NCARDS])
         return
@@ -427,7 +427,13 @@ def evaluate(state, params, players, out):
         top = max(top, np.float64(_final_score(state, params, s, bonus)))
     total = 0.0
     for s in range(players):
-        out[s] = np.exp((_final_score(state, params, s, bonus) - top) / EVAL_TEMPERATURE)
+        out[s] = np.exp((_final_score(state, params, s, bonus) - top) / temperature)
         total += out[s]
     for s in range(players):
         out[s] /= total
+
+
+@njit(cache=True)
+def evaluate(state, params, players, out):
+    """``soft_win`` at ``EVAL_TEMPERATURE``."""
+    soft_win(state, params, players, out, EVAL_TEMPERATURE)
