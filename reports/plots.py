@@ -127,7 +127,6 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
             ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label="win rate")
             ax.plot(x, summary["seat0_share"], "D", color="tab:orange", label="win share")
             ax.axhline(summary["fair"].iloc[0], color="k", ls="--", lw=1, label="fair 1/n")
-            ax.legend(fontsize="small")
         else:
             ax.plot(x, y, "o")
         ax.plot(x[base], y[base], "s", color="tab:red", label="baseline")
@@ -135,8 +134,14 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
         ax.set_xticks(x, labels, rotation=30, ha="right", fontsize="small")
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
+    # one legend for every panel, in a band of its own under the title: inside a panel it
+    # covered points (where it lands depends on the data)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    top = 1 - 0.75 / fig.get_figheight()  # inches of the band, title and legend
+    fig.suptitle(title, y=1 - 0.1 / fig.get_figheight(), va="top")
+    fig.legend(handles, names, loc="lower center", bbox_to_anchor=(0.5, top), ncol=len(names),
+               fontsize="small", frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, top))
     _save(fig, path)
 
 
