@@ -121,6 +121,46 @@ def games_for_half_width(half_width: float, p: float = 0.5, alpha: float = 0.05)
 
 
 # --------------------------------------------------------------------------- tests
+def seat_equality_by_deal(shares) -> float:
+    """The p-value of equal seats when deals repeat (a tournament plays each deal under
+    every seating, so its games are not independent): ``shares[d, k]`` is position ``k``'s
+    win share averaged over deal ``d``'s games, and under equal seats every column's mean is
+    1/n.  Hotelling's T² on the first n-1 columns (the shares of a decided game add up to 1,
+    so the last column is the rest), ``statsmodels.stats.multivariate.test_mvmean``; nan with
+    fewer deals than columns or no spread to test against."""
+    from statsmodels.stats.multivariate import test_mvmean
+
+    y = np.asarray(shares, dtype=float)
+    n = y.shape[1]
+    if n < 2 or len(y) <= n:
+        return math.nan
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            p = float(test_mvmean(y[:, :n - 1], np.full(n - 1, 1.0 / n)).pvalue)
+        except (np.linalg.LinAlgError, ValueError):
+            return math.nan
+    return p if math.isfinite(p) else math.nan
+
+
+def mean_intervals_by_deal(values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, low, high)`` per column of ``values[d, k]`` (one row per deal, independent
+    of the others): the t interval of each column's mean over deals
+    (``statsmodels.stats.weightstats.DescrStatsW.tconfint_mean``), clipped to [0, 1] (the
+    columns are rates).  No spread: the interval is the mean itself."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    y = np.asarray(values, dtype=float)
+    mean = y.mean(axis=0)
+    if len(y) < 2:
+        return mean, np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
+    with np.errstate(all="ignore"):
+        lo, hi = DescrStatsW(y).tconfint_mean(alpha=alpha)
+    lo = np.where(np.isfinite(lo), lo, mean)
+    hi = np.where(np.isfinite(hi), hi, mean)
+    return mean, np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
 def seat_equality_test(sole_wins) -> tuple[float, float]:
     """Test that every seat is equally likely to win, on the games one seat won alone.
 

@@ -75,6 +75,11 @@ def pattern_rows(n: int) -> np.ndarray:
     return ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.float64)
 
 
+# the seat-equality tests, by name (a finding names the one its p-value comes from)
+SEAT_TEST = "chi-square of equal seats on sole wins"
+SEAT_TEST_BY_DEAL = "Hotelling's T² of equal seats over deals (each deal's seatings averaged)"
+
+
 def seat_table(counts: np.ndarray, n: int) -> pd.DataFrame:
     """Per position (``seat``) of ``n``, from the win-pattern tally ``counts``:
 
@@ -100,6 +105,38 @@ def seat_table(counts: np.ndarray, n: int) -> pd.DataFrame:
                          "win_rate": rate, "ci_low": lo, "ci_high": hi, "win_share": srate,
                          "share_low": slo, "share_high": shi, "fair": fair, "advantage": srate - fair,
                          "adv_low": slo - fair, "adv_high": shi - fair})
+
+
+def seat_table_by_deal(wins: np.ndarray, deals: np.ndarray, n: int) -> pd.DataFrame:
+    """:func:`seat_table`'s columns when the same deal was played several times (a
+    tournament's seatings): ``wins[g, k]`` is 1 where position ``k`` won game ``g`` (decided
+    games only), ``deals[g]`` the game's deal.  The games of one deal are not independent (in
+    a tournament of two bots that play alike every seating replays the same game), so each
+    deal counts once: per position its win rate and win share averaged over the deal's
+    games, and the intervals are t intervals over deals (``stats.mean_intervals_by_deal``);
+    ``p_equal_seats`` is ``stats.seat_equality_by_deal`` on the same per-deal shares.
+    ``games`` stays the number of games, ``deals`` the number of deals."""
+    w = np.asarray(wins, np.float64)
+    winners = w.sum(axis=1, keepdims=True)
+    share = np.divide(w, winners, out=np.zeros_like(w), where=winners > 0)
+    _, at = np.unique(np.asarray(deals), return_inverse=True)
+    per_game = np.bincount(at).astype(np.float64)[:, None]
+
+    def by_deal(x):
+        return np.stack([np.bincount(at, weights=x[:, k]) for k in range(n)], axis=1) / per_game
+
+    rate, lo, hi = stats.mean_intervals_by_deal(by_deal(w))
+    deal_share = by_deal(share)
+    srate, slo, shi = stats.mean_intervals_by_deal(deal_share)
+    shared = (winners[:, 0] > 1)
+    fair = 1.0 / n
+    return pd.DataFrame({"seat": np.arange(n), "games": len(w), "deals": len(per_game),
+                         "wins": np.rint(w.sum(axis=0)).astype(np.int64),
+                         "shared_wins": np.rint(w[shared].sum(axis=0)).astype(np.int64),
+                         "win_rate": rate, "ci_low": lo, "ci_high": hi, "win_share": srate,
+                         "share_low": slo, "share_high": shi, "fair": fair, "advantage": srate - fair,
+                         "adv_low": slo - fair, "adv_high": shi - fair,
+                         "p_equal_seats": stats.seat_equality_by_deal(deal_share)})
 
 
 def seat_sole_wins(counts: np.ndarray, n: int) -> tuple[np.ndarray, int]:

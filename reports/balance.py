@@ -282,7 +282,10 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     ``rate_low``/``rate_high`` (= ``ci_low``/``ci_high`` of fpa.csv and of ``play``),
     ``advantage`` = win_share - 1/n with ``adv_low``/``adv_high``; ``bots``: the bots of these
     games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
-    as fpa_tests.csv and sweep.csv give it (unadjusted)."""
+    as fpa_tests.csv and sweep.csv give it (unadjusted), named in ``test``.  Where a deal was
+    played several times (a tournament's seatings) its games are not independent, and each
+    deal counts once (``tables.seat_table_by_deal``: t intervals and Hotelling's T² over
+    deals, ``deals`` beside ``games``)."""
     memo = study.__dict__.setdefault("_seat_advantage", {})  # the study's section and its findings both ask
     if first_col not in memo:
         memo[first_col] = _seat_advantage(study, first_col)
@@ -297,8 +300,15 @@ def _seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
             continue
         wins = np.take_along_axis(part[seat_cols("win", n)].to_numpy(np.int64), position_seats(part, n, first_col),
                                   axis=1)
-        counts = tables.win_pattern_counts(wins)
-        t = tables.seat_table(counts, n)
+        if part["index"].duplicated().any():
+            # a deal played several times (a tournament's seatings): one deal, one observation
+            t = tables.seat_table_by_deal(wins, part["index"].to_numpy(), n)
+            test = tables.SEAT_TEST_BY_DEAL
+        else:
+            counts = tables.win_pattern_counts(wins)
+            t = tables.seat_table(counts, n)
+            t["p_equal_seats"] = tables.equal_seats_p(counts, n)
+            test = tables.SEAT_TEST
         t = t.rename(columns={"seat": "position", "ci_low": "rate_low", "ci_high": "rate_high"})
         t = t.rename(columns={"share_low": "ci_low", "share_high": "ci_high"})
         t.insert(0, "players", n)
@@ -306,7 +316,7 @@ def _seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
             t.insert(1, k, v)
         # what the rows pool: the bots seated in these games
         t["bots"] = ", ".join(sorted(map(str, pd.unique(part[seat_cols("bot", n)].to_numpy().ravel()))))
-        t["p_equal_seats"] = tables.equal_seats_p(counts, n)
+        t["test"] = test
         rows.append(t)
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from experiments import stats
+from experiments import stats, tables
 
 __all__ = ["Finding", "RankedFinding", "RankedFindings", "rank_findings", "seat_findings", "sweep_findings", "TOP"]
 
@@ -188,14 +188,15 @@ def rank_findings(findings, top: int = TOP, alpha: float = 0.05) -> RankedFindin
     return out
 
 
-SEAT_TEST = "chi-square of equal seats on sole wins"
+SEAT_TEST = tables.SEAT_TEST
 
 
 def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat") -> list[Finding]:
     """One finding per player count (and sweep setting) of a ``reports.balance.seat_advantage``
     table: the position furthest from 1/n, its advantage (win share - 1/n, a proportion) with
-    its Wilson interval, tested by the chi-square of equal seats on sole wins (the p-value
-    ``fpa``/``sweep`` print).  ``title``: the game's title; ``word``: "seat" or "position"."""
+    its interval, tested by the table's ``test`` (the chi-square of equal seats on sole wins,
+    the p-value ``fpa``/``sweep`` print; over deals in a tournament, whose seatings replay each
+    deal).  ``title``: the game's title; ``word``: "seat" or "position"."""
     out = []
     if not len(adv):
         return out
@@ -208,7 +209,7 @@ def seat_findings(adv: pd.DataFrame, study: str, title: str, word: str = "seat")
                 f"win share of {100 * r['win_share']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] "
                 f"(a shared win split among its winners), fair {100 / r['players']:.1f}%")
         out.append(Finding(text=text, effect=float(r["advantage"]), ci_low=float(r["adv_low"]),
-                           ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=SEAT_TEST,
+                           ci_high=float(r["adv_high"]), p=float(r["p_equal_seats"]), test=str(r.get("test", SEAT_TEST)),
                            bots=tuple(str(r["bots"]).split(", ")), settings=(setting,) if setting else (),
                            study=study, question=(title, word, int(r["players"]), setting)))
     return out

@@ -55,9 +55,11 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                      f"Seat advantage by {pos_word}", "fair (0)")
         blocks.append(H.block("Seat advantage", None, svg,
                              f"The figure: the win share of each {pos_word} minus 1/n over the decided games; the "
-                             "table: the win share itself beside the fair 1/n; 95% intervals.",
-                             H.table(adv[[c for c in ("players", "setting", "position", "games", "win_share", "ci_low",
-                                                     "ci_high", "fair") if c in adv]],
+                             "table: the win share itself beside the fair 1/n; 95% intervals"
+                             + ("; each deal counts once, its seatings averaged (they replay the same cards), "
+                                "so the intervals are over deals." if "deals" in adv else "."),
+                             H.table(adv[[c for c in ("players", "setting", "position", "games", "deals", "win_share",
+                                                     "ci_low", "ci_high", "fair") if c in adv]],
                                     {"win share": ("win_share", "ci_low", "ci_high")})))
         worst = adv.loc[adv["advantage"].abs().idxmax()]
         found.append(f"{info.title} ({_named(st, worst)}): {pos_word.split(' (')[0]} {int(worst.position)} at "
@@ -151,23 +153,29 @@ def _headed(block: dict, setting: str) -> dict:
 
 
 def _runner_up(ratings: pd.DataFrame, pairwise: pd.DataFrame | None) -> str:
-    """What the top rating is worth against the second: their own games' score (a shared
-    win half) with its Wilson interval.  Two bots that play alike (Moon's ``bidder`` at its
-    defaults is ``greedy``) come out in either order; a finding naming one of them the best
-    must say when their games do not tell them apart."""
+    """What the top rating is worth against the second: the difference of their win rates
+    over the deals both played (``win_rate_diff``, each deal's seatings averaged) with its
+    normal 95% interval from the paired standard error over deals (a deal's seatings
+    replay its cards, so its games are not independent).  Two bots that play alike (Moon's
+    ``bidder`` at its defaults is ``greedy``) come out in either order; a finding naming
+    one of them the best must say when their games do not tell them apart."""
+    from scipy.stats import norm
+
     first, second = ratings.iloc[0].bot, ratings.iloc[1].bot
-    if pairwise is None:
+    if pairwise is None or "win_rate_diff" not in pairwise:
         return ""
     row = pairwise[((pairwise.bot_a == first) & (pairwise.bot_b == second))
                    | ((pairwise.bot_a == second) & (pairwise.bot_b == first))]
     if not len(row):
         return f"; it never met {second}, the second"
     row = row.iloc[0]
-    rate, lo, hi = ((row.win_rate_a, row.ci_low, row.ci_high) if row.bot_a == first
-                    else (1 - row.win_rate_a, 1 - row.ci_high, 1 - row.ci_low))
-    verdict = "ahead of" if lo > 0.5 else "not told apart from"
-    return (f"; {verdict} {second}, the second, which it finished ahead of in "
-            f"{B.ci_text((rate, lo, hi))} of their {row.games:.0f} games together (a tie half)")
+    diff = row.win_rate_diff if row.bot_a == first else -row.win_rate_diff
+    if not np.isfinite(row.se_paired):
+        return f"; against {second}, the second, too few deals to tell them apart"
+    lo, hi = norm.interval(0.95, loc=diff, scale=row.se_paired) if row.se_paired > 0 else (diff, diff)
+    verdict = "ahead of" if lo > 0 else "not told apart from"
+    return (f"; {verdict} {second}, the second: its win rate minus {second}'s over the deals both "
+            f"played {100 * diff:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] percentage points (95%, paired by deal)")
 
 
 def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:

@@ -253,14 +253,16 @@ def test_the_top_rated_bot_is_not_called_ahead_of_a_twin(tmp_path, capsys, repor
     assert code == 0, err
     code, _, err = run(capsys, "report", out)
     assert code == 0, err
-    found = re.search(r"above the field mean; not told apart from (greedy|bidder), the second, which it finished "
-                      r"ahead of in ([\d.]+)% \[([\d.]+), ([\d.]+)\] of their (\d+) games together",
+    found = re.search(r"above the field mean; not told apart from (greedy|bidder), the second: its win rate minus "
+                      r"\1's over the deals both played ([-+][\d.]+) \[([-+][\d.]+), ([-+][\d.]+)\] percentage points",
                       html_mod.unescape((out / "report.html").read_text()))
     assert found, "no runner-up clause"
-    rate, lo, hi = (float(found.group(i)) for i in (2, 3, 4))
-    assert lo < 50 < hi and int(found.group(5)) > 0
-    assert re.search(r"greedy rates \d+ Elo \[[-\d]+, [-\d]+\] above the field mean; ahead of random, the second",
-                     html_mod.unescape(report_html.read_text()))
+    diff, lo, hi = (float(found.group(i)) for i in (2, 3, 4))
+    assert lo <= 0 <= hi and diff == 0  # the same games: every deal exactly even
+    found = re.search(r"greedy rates \d+ Elo \[[-\d]+, [-\d]+\] above the field mean; ahead of random, the second: "
+                      r"its win rate minus random's over the deals both played \+([\d.]+) \[\+([\d.]+), \+([\d.]+)\]",
+                      html_mod.unescape(report_html.read_text()))
+    assert found and 0 < float(found.group(2)) <= float(found.group(1))
 
 
 def test_play_store_alone(tmp_path, capsys):

@@ -93,6 +93,60 @@ def test_seat_equality_has_its_size_under_equal_seats_with_shared_wins():
     assert 0.03 <= np.mean(rejected) <= 0.07
 
 
+def _replayed_deals(rng, deals, n, replays, p_first):
+    """Win rows of ``deals`` games with position 0 winning with ``p_first`` (the others
+    alike), each deal replayed ``replays`` times with the same outcome (a tournament of bots
+    that play alike), and the deal of each row."""
+    first = rng.random(deals) < p_first
+    other = rng.integers(1, n, deals)
+    winner = np.where(first, 0, other)
+    wins = np.zeros((deals, n), np.int64)
+    wins[np.arange(deals), winner] = 1
+    return np.repeat(wins, replays, axis=0), np.repeat(np.arange(deals), replays)
+
+
+def test_seat_table_by_deal_counts_a_replayed_deal_once():
+    """A deal replayed six times is one observation: the same figures and interval as its
+    200 distinct games give (t interval against Wilson, near at this size), not one
+    about sqrt(6) times narrower, and equal seats not rejected where the rows would be."""
+    from experiments import tables
+
+    rng = np.random.default_rng(3)
+    wins, deals = _replayed_deals(rng, 200, 3, 6, 1 / 3)
+    t = tables.seat_table_by_deal(wins, deals, 3)
+    once = tables.seat_table(tables.win_pattern_counts(wins[::6]), 3)
+    assert (t["deals"] == 200).all() and (t["games"] == 1200).all()
+    assert np.allclose(t["win_share"], once["win_share"])
+    assert np.allclose(t["share_high"] - t["share_low"], once["share_high"] - once["share_low"], rtol=0.05)
+    rows = tables.seat_table(tables.win_pattern_counts(wins), 3)
+    assert ((rows["share_high"] - rows["share_low"]) < 0.5 * (t["share_high"] - t["share_low"])).all()
+
+
+def test_seat_equality_by_deal_has_its_size_with_replayed_deals():
+    """Under equal seats, with every deal replayed six times, Hotelling's T² over deals
+    rejects at about its 5%; the chi-square on the rows, which counts each deal six times,
+    rejects far more often."""
+    from experiments import tables
+
+    rng = np.random.default_rng(11)
+    by_deal = by_rows = 0
+    trials = 400
+    for _ in range(trials):
+        wins, deals = _replayed_deals(rng, 150, 3, 6, 1 / 3)
+        by_deal += tables.seat_table_by_deal(wins, deals, 3)["p_equal_seats"].iloc[0] < 0.05
+        by_rows += tables.equal_seats_p(tables.win_pattern_counts(wins), 3) < 0.05
+    assert 0.02 <= by_deal / trials <= 0.09
+    assert by_rows / trials > 0.3
+
+
+def test_seat_equality_by_deal_finds_a_real_first_seat_edge():
+    from experiments import tables
+
+    wins, deals = _replayed_deals(np.random.default_rng(5), 300, 3, 6, 0.45)
+    t = tables.seat_table_by_deal(wins, deals, 3)
+    assert t["p_equal_seats"].iloc[0] < 1e-3 and t["adv_low"].iloc[0] > 0
+
+
 def test_seat_equality_no_wins_is_nan_with_reason():
     with pytest.warns(RuntimeWarning, match="no sole wins"):
         stat, p = S.seat_equality_test([0, 0, 0])
