@@ -64,16 +64,22 @@ def sections(studies: list[B.StudyData], findings: list[str]) -> list[dict]:
         title = load_game(st.game).INFO.title
         ww = B.weaker_wins(st)
         if ww is not None and len(ww):
-            labels = [f"{r.weaker} vs {r.stronger}" for r in ww.itertuples()]
+            labels = [f"{r.weaker} vs {r.stronger}" + ("" if r.told_apart else " (not told apart)")
+                      for r in ww.itertuples()]
             svg = P.forest(labels, ww["weaker_ahead"] * 100, ww["ci_low"] * 100, ww["ci_high"] * 100, 50.0,
                          "games the weaker bot finished ahead (%, ties half)",
                          "How often the weaker bot wins", "a coin flip (50%)")
             blocks.append(H.block(f"{title} ({st.name}): how often the weaker bot wins", None, svg, "",
                                  H.table(ww, {"weaker ahead": ("weaker_ahead", "ci_low", "ci_high")})))
-            r = ww.loc[ww["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
-            findings.append(f"{title} ({st.name}): the weaker bot {r.weaker} finishes ahead of {r.stronger} in "
-                            f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games (a game they "
-                            "finish level counted as half)")
+            apart = ww[ww["told_apart"]]
+            if len(apart):
+                r = apart.loc[apart["weaker_ahead"].idxmin()]  # the widest gap: strongest against weakest
+                findings.append(f"{title} ({st.name}): the weaker bot {r.weaker} finishes ahead of {r.stronger} in "
+                                f"{B.ci_text((r.weaker_ahead, r.ci_low, r.ci_high))} of their games (a game they "
+                                "finish level counted as half)")
+            else:
+                findings.append(f"{title} ({st.name}): no two bots are told apart by their games together "
+                                "(the difference of their win rates over the deals both played holds 0)")
         sp = B.deal_spread(st)
         if sp is not None and len(sp):
             ent = B.mean_ci(sp["entropy"])
