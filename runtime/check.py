@@ -301,7 +301,10 @@ def _positions_of_bot(batch, search: bool, games: int):
         imem, fmem = batch.memory()
         batch.kernels.start_game(state, params, players, config.seed, g, rng)
         step = 0
-        while not module.is_terminal(state) and step < 400:
+        # whole games (to the game's own cap): a bot may read what it must not only late in
+        # a game (a peek after turn 100 went unseen when the check stopped at 400 steps)
+        limit = module.INFO.max_decisions(players)
+        while not module.is_terminal(state) and step < limit:
             p = int(module.current_player(state))
             saved = (state.copy(), p, rng.copy(), imem.copy(), fmem.copy(), g)
             a = decide(state, p, rng, imem, fmem, g)
@@ -316,7 +319,12 @@ SLOW = ("mcts", "flatmc", "pimc", "expert", "planner")
 
 
 def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
-    """Legal moves only, and no peeking under resampling; returns (decisions, resampled)."""
+    """Legal moves only, and no peeking: at checked positions the bot must choose the same
+    move when what its seat cannot know is resampled (twice), and again when the other
+    seats' working memory is wiped and their random streams changed (a compiled bot is
+    handed every seat's rows of ``imem``, ``fmem`` and ``rng``; ``[seat]`` is its own).
+    Positions are spread over whole games: every third decision, or for a search bot (at
+    random moves between them) decisions 7, 14, 28, 56, …  Returns (decisions, checked)."""
     config = batch.config
     module = config.module
     params = batch.params
@@ -336,27 +344,28 @@ def check_bot_legal_and_private(batch, spec: str) -> tuple[int, int]:
         decisions += 1
         # the engine's random draws from the legal moves through the game's own fast path,
         # which may read the state's layout: its privacy is the game's (check_information)
-        if config.bots[p].name == "random" or decisions % (7 if search else 3):
+        if config.bots[p].name == "random":
             continue
-        if search and checked >= 6:
+        if (decisions % 7 or (decisions // 7) & (decisions // 7 - 1)) if search else decisions % 3:
             continue
         view = np.zeros_like(state)
         module.observe(state, p, view)
-        for k in range(2):
+        for _ in range(2):
             sample = np.zeros_like(state)
             module.determinize(view, params, p, resample, 0, sample)
-            mine_i, mine_f = imem.copy(), fmem.copy()
-            if k == 1:
-                # a compiled bot is handed every seat's working memory (``imem[seat]`` is its
-                # own); what another seat keeps there is what that seat knows, so the second
-                # resample also wipes the other rows, as at the start of a batch
-                others = np.arange(config.players) != p
-                mine_i[others] = 0
-                mine_f[others] = 0.0
-            b = decide(sample, p, rng.copy(), mine_i, mine_f, g)
+            b = decide(sample, p, rng.copy(), imem.copy(), fmem.copy(), g)
             require(b == a, f"seat {p} chose {_name(module, a)} but {_name(module, b)} when what it cannot know "
-                    f"(hidden cards{', other seats’ working memory' if k else ''}) was resampled (game {g}): "
-                    "the bot reads hidden information")
+                    f"(the hidden cards) was resampled (game {g}): the bot reads hidden information")
+        others = np.arange(config.players) != p
+        if others.any():
+            mine_i, mine_f, streams = imem.copy(), fmem.copy(), rng.copy()
+            mine_i[others] = 0  # as at the start of a batch
+            mine_f[others] = 0.0
+            streams[others] = streams[others] * 6364136223846793005 + 1442695040888963407  # other streams
+            b = decide(state.copy(), p, streams, mine_i, mine_f, g)
+            require(b == a, f"seat {p} chose {_name(module, a)} but {_name(module, b)} when the other seats' "
+                    f"working memory (imem, fmem) was wiped and their random streams changed (game {g}): "
+                    "the bot reads what another seat keeps")
         checked += 1
     require(decisions > 0, "the bot took no decision in the checked games")
     return decisions, checked

@@ -287,12 +287,50 @@ def test_a_plugin_bot_reading_another_seats_memory_is_caught_by_check(tmp_path):
     spy.write_text(SPY)
     r = playlab("--plugin", KUHN, "--plugin", str(spy), "check", "kuhn", "--bots", "spy", "--no-protocol")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "FAIL" in r.stdout and "other seats’ working memory" in r.stdout and "reads hidden information" in r.stdout
+    assert "FAIL" in r.stdout and "working memory (imem, fmem) was wiped" in r.stdout \
+        and "reads what another seat keeps" in r.stdout and "hidden cards" not in r.stdout
+    # nor may it draw from another seat's random stream
+    dice = tmp_path / "dice.py"
+    dice.write_text(SPY.replace("    imem[seat, 0] = view[CARD + seat] + 1\n", "    return legal[abs(rng[1 - seat]) % n]\n")
+                    .replace('"spy"', '"dice"'))
+    r = playlab("--plugin", KUHN, "--plugin", str(dice), "check", "kuhn", "--bots", "dice", "--no-protocol")
+    assert r.returncode == 1 and "their random streams changed" in r.stdout, r.stdout + r.stderr
     # reading its own row only passes
     own = tmp_path / "own.py"
     own.write_text(SPY.replace("imem[1 - seat, 0]", "imem[seat, 0]").replace('"spy"', '"own"'))
     r = playlab("--plugin", KUHN, "--plugin", str(own), "check", "kuhn", "--bots", "own", "--no-protocol")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+LATE = """
+import playlab
+from simcore.rng import below
+from simcore.games.shifting_stones.declaration import HAND_LO, HAND_HI, TURNS, PLAYERS
+
+def late(view, legal, n, bot_params, params, rng, seat, imem, fmem):
+    # plays by its own hand, and from turn 100 on by the next seat's (which it must not see)
+    h = view[HAND_LO + seat] ^ view[HAND_HI + seat]
+    if view[TURNS] >= 100:
+        other = (seat + 1) % view[PLAYERS]
+        h = view[HAND_LO + other] ^ view[HAND_HI + other]
+    if h < 0:
+        h = -h
+    if below(rng, seat, 4) == 0:
+        return legal[below(rng, seat, n)]
+    return legal[h % n]
+
+playlab.register_bot(playlab.BotSpec("late", "peeks from turn 100 on"), late, games=("shifting-stones",), sees="state")
+"""
+
+
+def test_a_bot_peeking_only_late_in_a_game_is_caught_by_check(tmp_path):
+    """The check looks at positions over whole games: a peek that starts after turn 100 went
+    unseen when it stopped each game at 400 decisions (about turn 85 of this bot's games)."""
+    late = tmp_path / "late.py"
+    late.write_text(LATE)
+    r = playlab("--plugin", str(late), "check", "shifting-stones", "--bots", "late", "--players", "2",
+                "--no-protocol")
+    assert r.returncode == 1 and "reads hidden information" in r.stdout, r.stdout + r.stderr
 
 
 def test_a_cheating_plugin_bot_is_caught_by_check(tmp_path):
