@@ -114,7 +114,18 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
     plt = _pyplot()
     panels = [("seat0_win_rate", "seat 0 win rate"), ("mean_turns", "turns"), ("mean_decisions", "decisions"),
               ("mean_margin", "winner - runner-up"), ("truncated_share", "truncated share")]
-    panels += [(c, c.replace("win_rate:", "win rate ")) for c in summary.columns if c.startswith("win_rate:")]
+    panels += [(c, c.replace("win_rate:", "win rate ")) for c in summary.columns
+               if c.startswith("win_rate:") and not c.endswith((":low", ":high"))]  # those are its interval
+    # each measure's 95% interval, as sweep.csv holds it beside the measure
+    bounds = {"seat0_win_rate": ("ci_low", "ci_high"), "seat0_share": ("seat0_share_low", "seat0_share_high"),
+              "mean_turns": ("turns_low", "turns_high"), "mean_decisions": ("decisions_low", "decisions_high"),
+              "mean_margin": ("margin_low", "margin_high"), "truncated_share": ("trunc_low", "trunc_high")}
+
+    def interval(col, y):
+        lo, hi = bounds.get(col, (f"{col}:low", f"{col}:high"))  # a bot's win rate: win_rate:BOT:low
+        if lo not in summary or hi not in summary:
+            return None
+        return np.vstack([y - summary[lo].to_numpy(float), summary[hi].to_numpy(float) - y])
     cols = 3
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
@@ -122,13 +133,12 @@ def sweep_plot(summary: pd.DataFrame, labels: list[str], path: str | Path, title
     base = summary["baseline"].to_numpy(bool)
     for ax, (col, name) in zip(axes.flat, panels):
         y = summary[col].to_numpy(float)
+        ax.errorbar(x, y, yerr=interval(col, y), fmt="o", capsize=3, label="win rate" if col == "seat0_win_rate" else None)
         if col == "seat0_win_rate":
-            err = np.vstack([y - summary["ci_low"], summary["ci_high"] - y])
-            ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label="win rate")
-            ax.plot(x, summary["seat0_share"], "D", color="tab:orange", label="win share")
+            share = summary["seat0_share"].to_numpy(float)
+            ax.errorbar(x + 0.12, share, yerr=interval("seat0_share", share), fmt="D", color="tab:orange", capsize=3,
+                        label="win share")
             ax.axhline(summary["fair"].iloc[0], color="k", ls="--", lw=1, label="fair 1/n")
-        else:
-            ax.plot(x, y, "o")
         ax.plot(x[base], y[base], "s", color="tab:red", label="baseline")
         ax.set_title(name)
         ax.set_xticks(x, labels, rotation=30, ha="right", fontsize="small")

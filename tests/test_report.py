@@ -451,3 +451,26 @@ def test_first_player_advantage_by_skill_compares_bots_under_the_same_rules_only
     rules = {st.name: {f.question[-1] for f in study_findings(st, info)} for st in discover(root)}
     assert rules == {"a-greedy7": {"target_score=7"}, "b-random": {"the rules as written"},
                      "c-greedy": {"the rules as written"}}
+
+
+def test_sweep_png_draws_every_measure_with_its_interval(tmp_path, monkeypatch, studies):
+    """sweep.png: one panel per measure of sweep.csv, each with the interval the CSV holds
+    beside it (a bot's win rate's ``:low``/``:high`` are its interval, not panels of their
+    own), and the legend outside the panels."""
+    import pandas as pd
+    from reports import plots
+
+    summary = pd.read_csv(studies / "stones-sweep" / "sweep.csv")
+    drawn = {}
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.setdefault("fig", fig))
+    plots.sweep_plot(summary, [str(s) for s in summary["setting"]], tmp_path / "s.png", "t")
+    fig = drawn["fig"]
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["seat 0 win rate", "turns", "decisions", "winner - runner-up", "truncated share"]
+    for ax in fig.axes:
+        if ax.get_title():
+            # matplotlib draws an errorbar as a container with its bar lines
+            bars = [c for c in ax.containers if c.has_yerr]
+            assert bars, ax.get_title()
+            assert not ax.get_legend()
+    assert fig.legends and {t.get_text() for t in fig.legends[0].get_texts()} >= {"win rate", "win share", "baseline"}
