@@ -143,24 +143,6 @@ def seat_equality_by_deal(shares) -> float:
     return p if math.isfinite(p) else math.nan
 
 
-def mean_intervals_by_deal(values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(mean, low, high)`` per column of ``values[d, k]`` (one row per deal, independent
-    of the others): the t interval of each column's mean over deals
-    (``statsmodels.stats.weightstats.DescrStatsW.tconfint_mean``), clipped to [0, 1] (the
-    columns are rates).  No spread: the interval is the mean itself."""
-    from statsmodels.stats.weightstats import DescrStatsW
-
-    y = np.asarray(values, dtype=float)
-    mean = y.mean(axis=0)
-    if len(y) < 2:
-        return mean, np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
-    with np.errstate(all="ignore"):
-        lo, hi = DescrStatsW(y).tconfint_mean(alpha=alpha)
-    lo = np.where(np.isfinite(lo), lo, mean)
-    hi = np.where(np.isfinite(hi), hi, mean)
-    return mean, np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
-
-
 def seat_equality_test(sole_wins) -> tuple[float, float]:
     """Test that every seat is equally likely to win, on the games one seat won alone.
 

@@ -113,7 +113,7 @@ def seat_table_by_deal(wins: np.ndarray, deals: np.ndarray, n: int) -> pd.DataFr
     games only), ``deals[g]`` the game's deal.  The games of one deal are not independent (in
     a tournament of two bots that play alike every seating replays the same game), so each
     deal counts once: per position its win rate and win share averaged over the deal's
-    games, and the intervals are t intervals over deals (``stats.mean_intervals_by_deal``);
+    games, and the Wilson intervals take each deal as one trial (:func:`deal_wilson`);
     ``p_equal_seats`` is ``stats.seat_equality_by_deal`` on the same per-deal shares.
     ``games`` stays the number of games, ``deals`` the number of deals."""
     w = np.asarray(wins, np.float64)
@@ -125,9 +125,9 @@ def seat_table_by_deal(wins: np.ndarray, deals: np.ndarray, n: int) -> pd.DataFr
     def by_deal(x):
         return np.stack([np.bincount(at, weights=x[:, k]) for k in range(n)], axis=1) / per_game
 
-    rate, lo, hi = stats.mean_intervals_by_deal(by_deal(w))
+    rate, lo, hi = deal_wilson(by_deal(w).sum(axis=0), len(per_game))
     deal_share = by_deal(share)
-    srate, slo, shi = stats.mean_intervals_by_deal(deal_share)
+    srate, slo, shi = deal_wilson(deal_share.sum(axis=0), len(per_game))
     shared = (winners[:, 0] > 1)
     fair = 1.0 / n
     return pd.DataFrame({"seat": np.arange(n), "games": len(w), "deals": len(per_game),
@@ -195,6 +195,44 @@ def bot_table(sums: dict[str, np.ndarray], n: int) -> pd.DataFrame:
     share, lo, hi = wilson(a[:, 1], a[:, 0])
     rate, rlo, rhi = wilson(a[:, 2], a[:, 0])
     return pd.DataFrame({"bot": names, "games": a[:, 0].astype(np.int64), "win_share_per_seat": share,
+                         "ci_low": lo, "ci_high": hi, "win_rate_per_seat": rate, "rate_low": rlo,
+                         "rate_high": rhi, "fair": 1.0 / n})
+
+
+def bot_game_shares(wins: np.ndarray, bots: np.ndarray, bot: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sat, share, rate)`` per decided game of ``wins`` (games, n) with ``bots`` (games, n)
+    labels: whether ``bot`` sat in it, and its win share and win rate per seat it held (the
+    mean over its seats, as :func:`bot_share_sums` counts a game)."""
+    w = np.asarray(wins, np.float64) > 0
+    tot = w.sum(axis=1, keepdims=True)
+    share = np.divide(w, tot, out=np.zeros(w.shape), where=tot > 0)
+    mask = np.asarray(bots).astype(str) == bot
+    seats = mask.sum(axis=1)
+    denom = np.maximum(seats, 1)
+    return seats > 0, (share * mask).sum(axis=1) / denom, (w * mask).sum(axis=1) / denom
+
+
+def deal_wilson(deal_sums, deals) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`wilson` with each deal one trial, its outcome the mean of a rate over the
+    deal's games (``deal_sums``: those means summed over the deals).  The games of a deal
+    replay its cards and are not independent; a mean in [0, 1] varies no more than a
+    0/1 outcome with the same mean, so the interval is exact for replays that all agree
+    and errs wide where they differ."""
+    return wilson(deal_sums, deals)
+
+
+def bot_table_by_deal(moments: dict[str, tuple], n: int) -> pd.DataFrame:
+    """:func:`bot_table`'s columns when every deal was played several times (a tournament's
+    seatings, whose games replay the same cards): ``moments[bot] = (games, share, rate)``,
+    ``share`` and ``rate`` the ``stats.Moments`` over deals of the bot's per-deal mean (over
+    the deal's games it sat in).  Each deal counts once (:func:`deal_wilson`); ``deals``
+    beside ``games``."""
+    names = sorted(moments)
+    games = np.array([moments[b][0] for b in names], np.int64)
+    deals = np.array([moments[b][1].n for b in names], np.int64)
+    share, lo, hi = deal_wilson([moments[b][1].mean * moments[b][1].n for b in names], deals)
+    rate, rlo, rhi = deal_wilson([moments[b][2].mean * moments[b][2].n for b in names], deals)
+    return pd.DataFrame({"bot": names, "games": games, "deals": deals, "win_share_per_seat": share,
                          "ci_low": lo, "ci_high": hi, "win_rate_per_seat": rate, "rate_low": rlo,
                          "rate_high": rhi, "fair": 1.0 / n})
 

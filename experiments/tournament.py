@@ -16,7 +16,7 @@ import pandas as pd
 
 from bots.registry import BotError, parse_bot
 from experiments import stats
-from experiments.tables import bot_share_sums, bot_table
+from experiments.tables import bot_game_shares, bot_table_by_deal
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
@@ -126,8 +126,10 @@ class Collector:
         self.games = 0
         self.truncated = 0
         self.bot_games: dict[str, int] = {}
-        # each bot's win share and rate per seat it held (experiments.tables.bot_table), as the report counts them
-        self.bot_sums: dict[str, np.ndarray] = {}
+        # each bot's win share and rate per seat it held, averaged over each deal's games
+        # (its seatings replay the same cards) and then over deals (tables.bot_table_by_deal):
+        # bot -> (games, share Moments, rate Moments)
+        self.bot_deals: dict[str, tuple] = {}
         self.subgames = np.zeros(len(self.bots), np.int64)  # sub-games each bot sat in
         self.orders: dict[int, int] = {}  # finishing-order key -> its number
         self.order_rows: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, ranks) per order
@@ -181,15 +183,20 @@ class Collector:
             self.bot_games[label] = self.bot_games.get(label, 0) + len(decided)
         places = finishing_places(decided, self.players)
         seat_bots = np.broadcast_to(np.asarray(labels, dtype=object), (len(decided), self.players))
-        for b, v in bot_share_sums(decided[[f"win_{s}" for s in range(self.players)]].to_numpy(np.int64),
-                                          seat_bots).items():
-            self.bot_sums[b] = self.bot_sums.get(b, 0) + v
         local = decided["index"].to_numpy(np.int64) - task.start  # the deal within the range
         pend = self.pending.setdefault(task.start, {
             "runs": set(), "seen": np.zeros(task.count, bool),
-            "sums": {p: np.zeros((3, task.count)) for p in self.pairs}})
+            "sums": {p: np.zeros((3, task.count)) for p in self.pairs},
+            "bots": {b: np.zeros((3, task.count)) for b in self.bots}})
         pend["runs"].add(task.run)
         pend["seen"][local] = True
+        win_cols = decided[[f"win_{s}" for s in range(self.players)]].to_numpy(np.int64)
+        for b in set(labels):
+            sat, share, rate = bot_game_shares(win_cols, seat_bots, b)
+            sums = pend["bots"][b]
+            sums[0] += np.bincount(local[sat], minlength=task.count)
+            sums[1] += np.bincount(local[sat], weights=share[sat], minlength=task.count)
+            sums[2] += np.bincount(local[sat], weights=rate[sat], minlength=task.count)
         weights = self._deal_weights(task.start, task.count) if self.n_boot and len(local) else None
         won = (places == 0).astype(np.float64)
         for pick in self.selections[task.run]:
@@ -235,6 +242,13 @@ class Collector:
             md.add(a - b)
             ma.add(a)
             mb.add(b)
+        for b, (n, share, rate) in pend["bots"].items():
+            ok = n > 0
+            if ok.any():
+                games, ms, mr = self.bot_deals.setdefault(b, (0, stats.Moments(), stats.Moments()))
+                ms.add(share[ok] / n[ok])
+                mr.add(rate[ok] / n[ok])
+                self.bot_deals[b] = (games + int(n.sum()), ms, mr)
 
     def finish(self) -> None:
         for start in sorted(self.pending):
@@ -294,8 +308,8 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
     restricted = restricted_play(study.configs[0].game, tables["pairwise"])
     if len(restricted):
         tables[RESTRICTED_PLAY] = restricted
-    if collector.bot_sums:
-        win = bot_table(collector.bot_sums, collector.players)
+    if collector.bot_deals:
+        win = bot_table_by_deal(collector.bot_deals, collector.players)
         win.insert(0, "players", collector.players)
         tables["win_rates"] = win
     return tables

@@ -324,7 +324,12 @@ def _seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
 def bot_win_rates(study: StudyData) -> pd.DataFrame:
     """Win share per bot and player count (and sweep setting) per seat it held, with its
     Wilson interval (``experiments.tables.bot_table``, as ``sweep`` prints it as
-    ``win_share:<bot>``); ``win_rate_per_seat`` counts a shared win for every sharer."""
+    ``win_share:<bot>``); ``win_rate_per_seat`` counts a shared win for every sharer.  A
+    tournament's is the command's ``win_rates`` table (each deal's seatings averaged, then
+    a t interval over deals: they replay the same cards)."""
+    if study.kind == "tournament":
+        win = study.tournament_tables().get("win_rates")
+        return win.copy() if win is not None else pd.DataFrame()
     rows = []
     for n, part in by_players(study):
         part = part[~part["truncated"].astype(bool)]
