@@ -41,7 +41,8 @@ def _rates_a(outcomes: np.ndarray, counts: np.ndarray, keys: np.ndarray) -> np.n
 
 
 def skill_chance(tallies: dict) -> pd.DataFrame:
-    """One row per pair that met and a last row ``(all pairs)``: the stronger bot, its win
+    """One row per pair that met and a last row ``(all pairs)``: the stronger bot (blank where X's
+    interval reaches 1, a coin flip: the games do not tell which), its win
     rate, X and X's 95% bootstrap interval.  ``tallies``: ``tournament.Collector.tallies()``."""
     bots, codes, ranks = tallies["bots"], tallies["codes"], tallies["ranks"]
     # each game weighs 1 (a bot in two seats makes sub-games of one game, not more games)
@@ -62,7 +63,10 @@ def skill_chance(tallies: dict) -> pd.DataFrame:
         # a resample in which the weaker bot comes out ahead gives X > 1; the interval is
         # of a share, so it is cut to [0, 1]
         lo, hi = (np.clip(np.nanpercentile(boot[:, i], [2.5, 97.5]), 0, 1) if len(boot) else (np.nan, np.nan))
-        rows.append({"pair": f"{a} v {b}", "stronger": a if a_stronger[i] else b, "games": int(round(point["games"].iloc[i])),
+        # an interval reaching X = 1 (a pure coin flip) does not tell which bot is stronger:
+        # no name then (two bots that play alike were labelled stronger and weaker)
+        told = bool(hi < 1)
+        rows.append({"pair": f"{a} v {b}", "stronger": (a if a_stronger[i] else b) if told else "", "games": int(round(point["games"].iloc[i])),
                      "stronger_win_rate": float(p[i]), "coin_flip": float(x[i]), "ci_low": float(lo),
                      "ci_high": float(hi)})
     # a resample of a tiny tournament can hold no decided game of any pair: it says nothing
