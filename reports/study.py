@@ -94,6 +94,7 @@ def section(st: B.StudyData, info, game_section=None) -> tuple[dict, list[str]]:
                      + (_runner_up(r, st.tournament_tables().get("pairwise")) if len(r) > 1 else ""))
         found += _restricted_play_block(st, info, blocks)
     found += _balance_search_block(st, blocks)
+    _sweep_tests_block(st, blocks)
     # scores and lengths
     d = st.decided()
     panels: dict[str, dict] = {}  # one panel per setting of a sweep: its name is the panel's title
@@ -201,6 +202,26 @@ def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:
                          "over the restrictions.",
                          H.table(shown, {"worth (points)": ("worth", "ci_low", "ci_high", False)})))
     return [f"{rp.sentence(info.title, r)} ({st.name})" for r in t.itertuples()]
+
+
+def _sweep_tests_block(st: B.StudyData, blocks: list) -> None:
+    """`playlab sweep`: each setting against the baseline on the same deals, every measure
+    tested, as the command computed it (sweep_tests.csv, recomputed from the store).  The
+    summary's findings quote these differences; their p-values there are adjusted again,
+    over every finding of the report."""
+    if st.kind != "sweep":
+        return
+    t = recomputed.sweep_tests(st)
+    tested = t[t["tested"].astype(bool)]
+    if not len(tested):
+        return
+    shown = tested[["setting", "metric", "value", "baseline_value", "pairs", "diff", "se_paired", "p", "p_holm"]]
+    blocks.append(H.block("Each setting against the baseline",
+                         "Every measure of each setting against the baseline on the same deals (paired), as "
+                         "`playlab sweep` computed it (sweep_tests.csv): the difference, its paired standard error "
+                         "and p-value, Holm-adjusted over the sweep's tests. The summary's findings adjust again, "
+                         "over every finding of this report, so their p-values are larger.", None, "",
+                         shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", border=0)))
 
 
 def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:

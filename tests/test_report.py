@@ -476,3 +476,17 @@ def test_sweep_png_draws_every_measure_with_its_interval(tmp_path, monkeypatch, 
             assert bars, ax.get_title()
             assert not ax.get_legend()
     assert fig.legends and {t.get_text() for t in fig.legends[0].get_texts()} >= {"win rate", "win share", "baseline"}
+
+
+def test_a_sweeps_findings_have_the_commands_tests_behind_them(report_html, studies):
+    """The summary quotes a sweep's differences against the baseline; the report shows the
+    table they come from, as the command computed it (sweep_tests.csv), p-values included."""
+    import pandas as pd
+
+    text = html_mod.unescape(report_html.read_text())
+    section = text.split("<h3>Each setting against the baseline</h3>")[1].split("</table>")[0]
+    tests = pd.read_csv(studies / "stones-sweep" / "sweep_tests.csv")
+    tested = tests[tests["tested"]]
+    assert len(tested) and section.count("<tr") == len(tested) + 1  # and the header
+    for r in tested.itertuples():
+        assert f"{r.diff:.4g}" in section and f"{r.p_holm:.4g}" in section
