@@ -282,23 +282,25 @@ playlab.register_bot(playlab.BotSpec("spy", "reads the other seat's memory", mem
 """
 
 
+def check_plugin_bot(tmp_path, source, bot, game="kuhn", *args):
+    """``playlab check GAME --bots BOT`` with the plugin ``source`` (and Kuhn's for Kuhn)."""
+    path = tmp_path / f"{bot}.py"
+    path.write_text(source)
+    kuhn = ("--plugin", KUHN) if game == "kuhn" else ()
+    return playlab(*kuhn, "--plugin", str(path), "check", game, "--bots", bot, *args, "--no-protocol")
+
+
 def test_a_plugin_bot_reading_another_seats_memory_is_caught_by_check(tmp_path):
-    spy = tmp_path / "spy.py"
-    spy.write_text(SPY)
-    r = playlab("--plugin", KUHN, "--plugin", str(spy), "check", "kuhn", "--bots", "spy", "--no-protocol")
+    r = check_plugin_bot(tmp_path, SPY, "spy")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAIL" in r.stdout and "working memory (imem, fmem) was wiped" in r.stdout \
         and "reads what another seat keeps" in r.stdout and "hidden cards" not in r.stdout
     # nor may it draw from another seat's random stream
-    dice = tmp_path / "dice.py"
-    dice.write_text(SPY.replace("    imem[seat, 0] = view[CARD + seat] + 1\n", "    return legal[abs(rng[1 - seat]) % n]\n")
-                    .replace('"spy"', '"dice"'))
-    r = playlab("--plugin", KUHN, "--plugin", str(dice), "check", "kuhn", "--bots", "dice", "--no-protocol")
+    dice = SPY.replace("    imem[seat, 0] = view[CARD + seat] + 1\n", "    return legal[abs(rng[1 - seat]) % n]\n")
+    r = check_plugin_bot(tmp_path, dice.replace('"spy"', '"dice"'), "dice")
     assert r.returncode == 1 and "their random streams changed" in r.stdout, r.stdout + r.stderr
     # reading its own row only passes
-    own = tmp_path / "own.py"
-    own.write_text(SPY.replace("imem[1 - seat, 0]", "imem[seat, 0]").replace('"spy"', '"own"'))
-    r = playlab("--plugin", KUHN, "--plugin", str(own), "check", "kuhn", "--bots", "own", "--no-protocol")
+    r = check_plugin_bot(tmp_path, SPY.replace("imem[1 - seat, 0]", "imem[seat, 0]").replace('"spy"', '"own"'), "own")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -326,23 +328,16 @@ playlab.register_bot(playlab.BotSpec("late", "peeks from turn 100 on"), late, ga
 def test_a_bot_peeking_only_late_in_a_game_is_caught_by_check(tmp_path):
     """The check looks at positions over whole games: a peek that starts after turn 100 went
     unseen when it stopped each game at 400 decisions (about turn 85 of this bot's games)."""
-    late = tmp_path / "late.py"
-    late.write_text(LATE)
-    r = playlab("--plugin", str(late), "check", "shifting-stones", "--bots", "late", "--players", "2",
-                "--no-protocol")
+    r = check_plugin_bot(tmp_path, LATE, "late", "shifting-stones", "--players", "2")
     assert r.returncode == 1 and "reads hidden information" in r.stdout, r.stdout + r.stderr
 
 
 def test_a_cheating_plugin_bot_is_caught_by_check(tmp_path):
-    cheat = tmp_path / "cheat.py"
-    cheat.write_text(CHEAT)
-    r = playlab("--plugin", KUHN, "--plugin", str(cheat), "check", "kuhn", "--bots", "peek", "--no-protocol")
+    r = check_plugin_bot(tmp_path, CHEAT, "peek")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAIL" in r.stdout and "reads hidden information" in r.stdout
     # the same bot registered as every plugin bot is (it sees the view) cannot read the card
-    honest = tmp_path / "honest.py"
-    honest.write_text(CHEAT.replace(', sees="state"', "").replace('"peek"', '"honest"'))
-    r = playlab("--plugin", KUHN, "--plugin", str(honest), "check", "kuhn", "--bots", "honest", "--no-protocol")
+    r = check_plugin_bot(tmp_path, CHEAT.replace(', sees="state"', "").replace('"peek"', '"honest"'), "honest")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
