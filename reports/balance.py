@@ -284,8 +284,8 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
     as fpa_tests.csv and sweep.csv give it (unadjusted), named in ``test``.  Where a deal was
     played several times (a tournament's seatings) its games are not independent, and each
-    deal counts once (``tables.seat_table_by_deal``: t intervals and Hotelling's T² over
-    deals, ``deals`` beside ``games``)."""
+    deal counts once (``tables.seat_table_by_deal``: Wilson intervals with a deal as one
+    trial and Hotelling's T² over deals, ``deals`` beside ``games``)."""
     memo = study.__dict__.setdefault("_seat_advantage", {})  # the study's section and its findings both ask
     if first_col not in memo:
         memo[first_col] = _seat_advantage(study, first_col)
@@ -300,9 +300,10 @@ def _seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
             continue
         wins = np.take_along_axis(part[seat_cols("win", n)].to_numpy(np.int64), position_seats(part, n, first_col),
                                   axis=1)
-        if part["index"].duplicated().any():
+        deals = pd.MultiIndex.from_arrays([part["seed"], part["index"]])  # game i of a seed: one deal
+        if deals.duplicated().any():
             # a deal played several times (a tournament's seatings): one deal, one observation
-            t = tables.seat_table_by_deal(wins, part["index"].to_numpy(), n)
+            t = tables.seat_table_by_deal(wins, pd.factorize(deals)[0], n)
             test = tables.SEAT_TEST_BY_DEAL
         else:
             counts = tables.win_pattern_counts(wins)
@@ -325,8 +326,8 @@ def bot_win_rates(study: StudyData) -> pd.DataFrame:
     """Win share per bot and player count (and sweep setting) per seat it held, with its
     Wilson interval (``experiments.tables.bot_table``, as ``sweep`` prints it as
     ``win_share:<bot>``); ``win_rate_per_seat`` counts a shared win for every sharer.  A
-    tournament's is the command's ``win_rates`` table (each deal's seatings averaged, then
-    a t interval over deals: they replay the same cards)."""
+    tournament's is the command's ``win_rates`` table (each deal's seatings averaged and the
+    deal one Wilson trial: they replay the same cards)."""
     if study.kind == "tournament":
         win = study.tournament_tables().get("win_rates")
         return win.copy() if win is not None else pd.DataFrame()
