@@ -168,21 +168,13 @@ def equal_seats_p(counts: np.ndarray, n: int) -> float:
 # ---- bots --------------------------------------------------------------------------------
 def bot_share_sums(wins: np.ndarray, bots: np.ndarray) -> dict[str, np.ndarray]:
     """Per bot: ``[games it sat in, sum of its win share per seat, sum of its win rate per
-    seat]`` over the decided games of ``wins`` (games, n) with ``bots`` (games, n) labels.  A
-    bot holding several seats of a game counts that game once, with its mean over those seats
-    (the game, not the seat, is the unit: its seats are not independent)."""
-    w = np.asarray(wins, np.float64) > 0
-    tot = w.sum(axis=1, keepdims=True)
-    share = np.divide(w, tot, out=np.zeros(w.shape), where=tot > 0)
-    bots = np.asarray(bots).astype(str)
+    seat]`` over the decided games of ``wins`` (games, n) with ``bots`` (games, n) labels
+    (:func:`bot_game_shares` per game: a bot holding several seats of a game counts that
+    game once, with its mean over those seats; the game, not the seat, is the unit)."""
     out = {}
-    for b in sorted(set(bots.ravel())):
-        mask = bots == b
-        seats = mask.sum(axis=1)
-        sat = seats > 0
-        denom = np.maximum(seats, 1)
-        out[b] = np.array([float(sat.sum()), float(((share * mask).sum(axis=1) / denom)[sat].sum()),
-                           float(((w * mask).sum(axis=1) / denom)[sat].sum())])
+    for b in sorted(set(np.asarray(bots).astype(str).ravel())):
+        sat, share, rate = bot_game_shares(wins, bots, b)
+        out[b] = np.array([float(sat.sum()), float(share[sat].sum()), float(rate[sat].sum())])
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from bots.registry import BotError, parse_bot
 from experiments import stats
@@ -303,7 +304,15 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
     tables["ratings"] = rated
     pairwise = stats.pairwise_from_orders(t["bots"], t["codes"], t["ranks"], t["game_counts"])
     extra = pd.DataFrame([collector.paired_win_rates(r.bot_a, r.bot_b) for r in pairwise.itertuples()],
-                         index=pairwise.index)
+                         index=pairwise.index, columns=["win_rate_diff", "se_paired", "se_unpaired"])
+    # the difference's normal 95% interval from the paired standard error over deals (a deal's
+    # seatings replay its cards): what tells two bots apart; no spread, the difference itself
+    se = extra["se_paired"].to_numpy(float)
+    diff = extra["win_rate_diff"].to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        lo, hi = sps.norm.interval(0.95, loc=diff, scale=np.where(se > 0, se, 1.0))
+    extra["diff_low"] = np.where(se > 0, lo, np.where(se == 0, diff, np.nan))
+    extra["diff_high"] = np.where(se > 0, hi, np.where(se == 0, diff, np.nan))
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
     restricted = restricted_play(study.configs[0].game, tables["pairwise"])
     if len(restricted):

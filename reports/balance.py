@@ -407,12 +407,10 @@ def deal_spread(study: StudyData) -> pd.DataFrame | None:
 def weaker_wins(study: StudyData) -> pd.DataFrame | None:
     """For each pair of bots of a tournament: how often the weaker (lower overall win
     share) finished ahead of the stronger in the games both played (ties half).
-    ``told_apart``: whether their games tell which is weaker at all, from the difference of
-    their win rates over the deals both played and its paired standard error over deals
-    (normal 95% interval, ``scipy.stats.norm``); a pair that is not (two bots that play
-    alike) is listed in the table's order, not as weaker and stronger."""
-    from scipy.stats import norm
-
+    ``told_apart``: whether their games tell which is weaker at all (the command's interval
+    of the difference of their win rates over the deals both played, ``diff_low`` /
+    ``diff_high``, leaves out 0); a pair that is not (two bots that play alike) is listed in
+    the table's order, not as weaker and stronger."""
     if study.kind != "tournament":
         return None
     pw = study.tournament_tables().get("pairwise")  # the command's table, from the stored rows
@@ -420,14 +418,9 @@ def weaker_wins(study: StudyData) -> pd.DataFrame | None:
         return None
     rows = []
     for r in pw.itertuples():
-        se = getattr(r, "se_paired", float("nan"))
-        diff = getattr(r, "win_rate_diff", float("nan"))
-        lo_d, hi_d = norm.interval(0.95, loc=diff, scale=se) if se > 0 else (diff, diff)
-        apart = bool(np.isfinite(se) and (lo_d > 0 or hi_d < 0))
-        a_weaker = r.win_rate_a < 0.5 if apart else False
-        weak, strong = (r.bot_a, r.bot_b) if a_weaker else (r.bot_b, r.bot_a)
-        if not apart:
-            weak, strong = r.bot_a, r.bot_b
+        apart = bool(r.diff_low > 0 or r.diff_high < 0)
+        a_weaker = apart and r.win_rate_a < 0.5
+        weak, strong = (r.bot_a, r.bot_b) if a_weaker or not apart else (r.bot_b, r.bot_a)
         rate = r.win_rate_a if weak == r.bot_a else 1 - r.win_rate_a
         lo, hi = (r.ci_low, r.ci_high) if weak == r.bot_a else (1 - r.ci_high, 1 - r.ci_low)
         rows.append({"weaker": weak, "stronger": strong, "games": r.games, "weaker_ahead": rate,

@@ -155,25 +155,23 @@ def _headed(block: dict, setting: str) -> dict:
 
 def _runner_up(ratings: pd.DataFrame, pairwise: pd.DataFrame | None) -> str:
     """What the top rating is worth against the second: the difference of their win rates
-    over the deals both played (``win_rate_diff``, each deal's seatings averaged) with its
-    normal 95% interval from the paired standard error over deals (a deal's seatings
-    replay its cards, so its games are not independent).  Two bots that play alike (Moon's
+    over the deals both played (``win_rate_diff``, each deal's seatings averaged) with the
+    command's 95% interval from the paired standard error over deals (``diff_low`` /
+    ``diff_high``: a deal's seatings replay its cards).  Two bots that play alike (Moon's
     ``bidder`` at its defaults is ``greedy``) come out in either order; a finding naming
     one of them the best must say when their games do not tell them apart."""
-    from scipy.stats import norm
-
     first, second = ratings.iloc[0].bot, ratings.iloc[1].bot
-    if pairwise is None or "win_rate_diff" not in pairwise:
+    if pairwise is None:
         return ""
     row = pairwise[((pairwise.bot_a == first) & (pairwise.bot_b == second))
                    | ((pairwise.bot_a == second) & (pairwise.bot_b == first))]
     if not len(row):
         return f"; it never met {second}, the second"
     row = row.iloc[0]
-    diff = row.win_rate_diff if row.bot_a == first else -row.win_rate_diff
-    if not np.isfinite(row.se_paired):
+    if not np.isfinite(row.diff_low):
         return f"; against {second}, the second, too few deals to tell them apart"
-    lo, hi = norm.interval(0.95, loc=diff, scale=row.se_paired) if row.se_paired > 0 else (diff, diff)
+    diff, lo, hi = ((row.win_rate_diff, row.diff_low, row.diff_high) if row.bot_a == first
+                    else (-row.win_rate_diff, -row.diff_high, -row.diff_low))
     verdict = "ahead of" if lo > 0 else "not told apart from"
     return (f"; {verdict} {second}, the second: its win rate minus {second}'s over the deals both "
             f"played {100 * diff:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] percentage points (95%, paired by deal)")

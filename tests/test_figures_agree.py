@@ -347,3 +347,5 @@ def test_one_deal_gives_the_win_rate_difference_without_its_spread(capsys, tmp_p
            for b in ("greedy", "random")}
     assert pw["win_rate_diff"] == pytest.approx(won[pw["bot_a"]] - won[pw["bot_b"]])
     assert np.isnan(pw["se_paired"]) and np.isnan(pw["se_unpaired"])
+    # nor its interval: one deal tells no bot apart
+    assert np.isnan(pw["diff_low"]) and np.isnan(pw["diff_high"])
