@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import threading
 import uuid
-from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 INSTALL_HINT = "pip install 'playlab[cluster]'"
@@ -54,19 +52,12 @@ def _distributed():
     return distributed
 
 
-@contextmanager
 def host_lock(name: str = "playlab-numba-compile"):
     """An exclusive lock shared by every process of this user on this host (released by
     the kernel if the holder dies)."""
-    import fcntl
+    from runtime.kernels import file_lock
 
-    path = os.path.join(tempfile.gettempdir(), f"{name}-{os.getuid()}.lock")
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return file_lock(name)
 
 
 def compile_for(configs) -> None:

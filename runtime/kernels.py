@@ -17,7 +17,10 @@ import glob
 import hashlib
 import os
 import sys
+import tempfile
+import threading
 import types
+from contextlib import contextmanager
 from functools import lru_cache
 
 from bots.registry import bot_entry, bound_policy
@@ -89,6 +92,61 @@ def compiled_plugin_policy(game_name: str, name: str):
     return policy
 
 
+@contextmanager
+def file_lock(name: str, where: str | None = None):
+    """An exclusive lock shared by every process of this user on this host that names it
+    (a file under ``where``, else the temporary directory; released by the kernel if the
+    holder dies).  Without ``fcntl`` (Windows) it does not lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on the platforms CI runs
+        yield
+        return
+    folder = where or tempfile.gettempdir()
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"{name}-{os.getuid()}.lock"), "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class CompiledOnce:
+    """An engine entry point whose first call in this process compiles it (or loads it from
+    Numba's on-disk cache) under a lock named after its chain, then runs it.  Two processes
+    that start the same chain at once (the test suite's two workers, two runs side by side)
+    would otherwise both compile it, for minutes, and write the same cache entries
+    together; the second now waits and loads what the first wrote.  Only the compile is
+    under the lock, never the games."""
+
+    def __init__(self, dispatcher, lock_name: str):
+        self._dispatcher = dispatcher
+        self._lock_name = lock_name
+        self._ready = False
+        self._guard = threading.Lock()
+
+    def __call__(self, *args):
+        if not self._ready:
+            self._compile(args)
+        return self._dispatcher(*args)
+
+    def _compile(self, args) -> None:
+        import numba
+
+        d = self._dispatcher
+        with self._guard:
+            if self._ready:
+                return
+            where = os.path.join(numba.config.CACHE_DIR, "locks") if numba.config.CACHE_DIR else None
+            with file_lock(self._lock_name, where):
+                d.compile(tuple(d.typeof_pyval(a) for a in args))
+            self._ready = True
+
+    def __getattr__(self, name):  # py_func, signatures, … of the dispatcher
+        return getattr(self._dispatcher, name)
+
+
 @lru_cache(maxsize=None)
 def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNamespace:
     """The engine's entry points for ``game_name`` with the compiled bots ``bots``."""
@@ -113,4 +171,5 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
                      **engine.JIT_OPTIONS)[link]
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
     bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)
-    return types.SimpleNamespace(game=game, bots=bots, **bound)
+    lock = f"playlab-compile-{game_tag(game)}-{qualifier}"
+    return types.SimpleNamespace(game=game, bots=bots, **{k: CompiledOnce(f, lock) for k, f in bound.items()})

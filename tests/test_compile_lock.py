@@ -1,0 +1,44 @@
+"""An engine entry point compiles under a lock named after its chain, so two processes that
+start the same chain at once compile it once (runtime.kernels.CompiledOnce)."""
+from __future__ import annotations
+
+import threading
+
+import numba
+import numpy as np
+
+from runtime.kernels import CompiledOnce, file_lock, kernels_for
+
+
+@numba.njit
+def _total(a, k):
+    return a.sum() * k
+
+
+def test_the_first_call_waits_for_the_chains_lock_and_later_calls_do_not(tmp_path):
+    args = (np.arange(4, dtype=np.int64), 3)
+    _total(*args)  # compiled already: a call that did not wait would return at once
+    entry = CompiledOnce(_total, "chain-x")
+    out = []
+    lock_dir = str(tmp_path)
+    numba.config.CACHE_DIR, before = lock_dir, numba.config.CACHE_DIR
+    try:
+        with file_lock("chain-x", f"{lock_dir}/locks"):  # another process compiling the chain
+            caller = threading.Thread(target=lambda: out.append(entry(*args)))
+            caller.start()
+            caller.join(0.5)
+            assert caller.is_alive() and out == []
+        caller.join(10)
+        assert out == [18]
+        with file_lock("chain-x", f"{lock_dir}/locks"):  # compiled here now: no lock is asked for
+            assert entry(*args) == 18
+    finally:
+        numba.config.CACHE_DIR = before
+
+
+def test_every_entry_point_of_a_chain_is_locked_by_the_chains_name():
+    k = kernels_for("kuhn", ())
+    names = {getattr(k, n)._lock_name for n in ("run_batch", "play_recorded", "choose_action", "start_game")}
+    assert len(names) == 1 and "kuhn" in names.pop()
+    other = kernels_for("kuhn", ("flatmc",))
+    assert other.run_batch._lock_name != k.run_batch._lock_name
