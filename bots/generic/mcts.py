@@ -346,8 +346,8 @@ def select(tree, work, cfg, node, p, stamp):
     nv = tree.visits[node]
     q = tree.sums[node, p] / nv if nv > 0 else 1.0 / players
     tried = 0
-    first = NO_NODE
-    best = NO_NODE
+    first = np.int64(NO_NODE)
+    best = np.int64(NO_NODE)
     best_value = -np.inf
     ch = tree.child[node]
     while ch != NO_NODE:
@@ -430,7 +430,7 @@ def simulate(tree, work, cfg, params, rng, seat, count, stamp):
     reached, the node count, the last stamp)."""
     sample = work.sample
     legal = work.ro.legal
-    node = ROOT_INDEX
+    node = np.int64(ROOT_INDEX)
     level = 0
     while not is_terminal(sample) and (cfg.tree_depth == 0 or level < cfg.tree_depth):  # noqa: F821
         level += 1
@@ -464,8 +464,11 @@ def search(tree, work, cfg, fresh, params, rng, seat, iterations):
     """``iterations`` iterations of one tree from the root; each walks a fresh
     determinization of the view (``fresh``) or a copy of ``work.world``."""
     reset(tree, work)
-    count = 1
-    stamp = 0
+    # counters and nodes start as typed values, never as the literals they are: Numba would
+    # compile each callee once more for the literal its first typing pass sees (the
+    # search's kernels were compiled twice, about a sixth of the suite's compile time)
+    count = np.int64(1)
+    stamp = np.int64(0)
     for _ in range(iterations):
         if fresh:
             determinize(work.seat_view, params, seat, rng, seat, work.sample)  # noqa: F821
@@ -554,8 +557,9 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
     if HAS_POLICY and delegate > 0 and legal[0] >= delegate:  # noqa: F821
         return POLICY(sample, legal, n, POLICY_BOT_PARAMS, params, ro.streams, seat,  # noqa: F821
                       ro.ints, ro.floats)
-    if worlds == 0:
-        search(tree, work, cfg, True, params, rng, seat, iterations)
+    fresh = worlds == 0  # a typed bool: one compiled search for both calls
+    if fresh:
+        search(tree, work, cfg, fresh, params, rng, seat, iterations)
         row[at.header + LAST_ITERATIONS] = iterations
         return most_visited(tree)
     per_world = max(1, iterations // worlds)
@@ -563,7 +567,7 @@ def choose(given_view, given_legal, given_n, bot_params, params, rng, seat, imem
         votes[a] = 0.0
     for _ in range(worlds):
         determinize(view, params, seat, rng, seat, work.world)  # noqa: F821
-        search(tree, work, cfg, False, params, rng, seat, per_world)
+        search(tree, work, cfg, fresh, params, rng, seat, per_world)
         # the world's vote outweighs every visit count
         vote(tree, votes, iterations + 1.0)
     row[at.header + LAST_ITERATIONS] = per_world * worlds

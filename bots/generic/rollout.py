@@ -75,7 +75,7 @@ def rollout(sim, params, rng, seat, use_policy, depth, work):
         while not is_terminal(sim) and (depth == 0 or (steps < depth and not new_deal(sim))):  # noqa: F821
             p = current_player(sim)  # noqa: F821
             # listing the moves is a good part of a step's cost; a policy that finds its own skips it
-            m = legal_actions(sim, params, legal) if POLICY_LEGAL else 0  # noqa: F821
+            m = legal_actions(sim, params, legal) if POLICY_LEGAL else np.int64(0)  # noqa: F821
             apply(sim, params, POLICY(sim, legal, m, POLICY_BOT_PARAMS, params,  # noqa: F821
                                       streams, p, work.ints, work.floats))
             steps += 1
@@ -129,7 +129,7 @@ def policy_move(sim, params, legal, seat, p, streams, ints, floats):
     the legal actions listed first for a policy that is handed them."""
     # listing the moves is a good part of a step's cost; a policy that finds its own skips it
     listed = OTHERS_LEGAL if HAS_OTHERS and p != seat else POLICY_LEGAL  # noqa: F821 (bound per copy)
-    m = legal_actions(sim, params, legal) if listed else 0  # noqa: F821
+    m = legal_actions(sim, params, legal) if listed else np.int64(0)  # noqa: F821
     return ask_policy(sim, legal, m, params, seat, p, streams, ints, floats)
 
 
