@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 from bots.registry import BotError, parse_bot
 from experiments import stats
-from experiments.tables import bot_game_shares, bot_table_by_deal
+from experiments.tables import bot_game_shares, bot_table_by_deal, deal_wilson
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
@@ -141,7 +141,9 @@ class Collector:
         self.boot = np.zeros((n_boot, 0))
         self.game_boot = np.zeros((n_boot, 0))  # boot's counts, each game weighing 1 (game_counts)
         self.pairs = [(a, b) for i, a in enumerate(self.bots) for b in self.bots[i + 1:]]
-        self.moments = {p: (stats.Moments(), stats.Moments(), stats.Moments()) for p in self.pairs}
+        # per pair (a, b), over deals: a's win rate minus b's, a's, b's, and a's head-to-head
+        # score against b (ahead 1, level 1/2), each the deal's mean over its games
+        self.moments = {p: tuple(stats.Moments() for _ in range(4)) for p in self.pairs}
         self.pending: dict[int, dict] = {}  # range start -> its per-deal sums, seatings seen
         self.deals = 0
         self._weights: tuple[int, int, np.ndarray] | None = None
@@ -187,7 +189,7 @@ class Collector:
         local = decided["index"].to_numpy(np.int64) - task.start  # the deal within the range
         pend = self.pending.setdefault(task.start, {
             "runs": set(), "seen": np.zeros(task.count, bool),
-            "sums": {p: np.zeros((3, task.count)) for p in self.pairs},
+            "sums": {p: np.zeros((4, task.count)) for p in self.pairs},
             "bots": {b: np.zeros((3, task.count)) for b in self.bots}})
         pend["runs"].add(task.run)
         pend["seen"][local] = True
@@ -228,6 +230,8 @@ class Collector:
                     sums[0] += np.bincount(local, weights=won[:, sx], minlength=task.count)
                     sums[1] += np.bincount(local, weights=won[:, sy], minlength=task.count)
                     sums[2] += np.bincount(local, minlength=task.count)
+                    ahead = (places[:, sx] < places[:, sy]) + 0.5 * (places[:, sx] == places[:, sy])
+                    sums[3] += np.bincount(local, weights=ahead, minlength=task.count)
         if len(pend["runs"]) == len(self.study.configs):
             self._close(task.start)
 
@@ -236,13 +240,14 @@ class Collector:
         moments of each pair's paired difference."""
         pend = self.pending.pop(start)
         self.deals += int(pend["seen"].sum())
-        for pair, (sa, sb, n) in pend["sums"].items():
+        for pair, (sa, sb, n, sh) in pend["sums"].items():
             ok = n > 0
             a, b = sa[ok] / n[ok], sb[ok] / n[ok]
-            md, ma, mb = self.moments[pair]
+            md, ma, mb, mh = self.moments[pair]
             md.add(a - b)
             ma.add(a)
             mb.add(b)
+            mh.add(sh[ok] / n[ok])
         for b, (n, share, rate) in pend["bots"].items():
             ok = n > 0
             if ok.any():
@@ -274,7 +279,7 @@ class Collector:
         unpaired standard error."""
         self.finish()
         x, y = sorted((a, b))
-        md, ma, mb = self.moments[(x, y)]
+        md, ma, mb, _ = self.moments[(x, y)]
         nan = float("nan")
         if md.n < 1:
             return {"win_rate_diff": nan, "se_paired": nan, "se_unpaired": nan}
@@ -283,6 +288,17 @@ class Collector:
             return {"win_rate_diff": sign * md.mean, "se_paired": nan, "se_unpaired": nan}
         return {"win_rate_diff": sign * md.mean, "se_paired": md.sem(),
                 "se_unpaired": math.sqrt(ma.sem() ** 2 + mb.sem() ** 2)}
+
+
+    def head_to_head(self, a: str, b: str) -> tuple[int, float]:
+        """(deals both played, the sum over them of ``a``'s mean head-to-head score against
+        ``b`` in the deal's games: ahead 1, level 1/2): a deal's seatings replay its cards, so
+        the deal, not the game, is the trial of the pairwise table's interval."""
+        self.finish()
+        x, y = sorted((a, b))
+        mh = self.moments[(x, y)][3]
+        total = mh.mean * mh.n if mh.n else 0.0
+        return mh.n, (total if (x, y) == (a, b) else mh.n - total)
 
 
 def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> dict[str, pd.DataFrame]:
@@ -313,6 +329,11 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
         lo, hi = sps.norm.interval(0.95, loc=diff, scale=np.where(se > 0, se, 1.0))
     extra["diff_low"] = np.where(se > 0, lo, np.where(se == 0, diff, np.nan))
     extra["diff_high"] = np.where(se > 0, hi, np.where(se == 0, diff, np.nan))
+    # A's head-to-head score's interval with each deal one trial (its seatings replay the
+    # same cards: counted per game, twins that play alike got an interval six times too sure)
+    h2h = np.array([collector.head_to_head(r.bot_a, r.bot_b) for r in pairwise.itertuples()], float).reshape(-1, 2)
+    _, pairwise["ci_low"], pairwise["ci_high"] = deal_wilson(h2h[:, 1], h2h[:, 0])
+    pairwise.insert(pairwise.columns.get_loc("games") + 1, "deals", h2h[:, 0].astype(np.int64))
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
     restricted = restricted_play(study.configs[0].game, tables["pairwise"])
     if len(restricted):
@@ -338,7 +359,9 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
     lines.append("pairwise (games in which both played; wins_a / wins_b: games a finished ahead of b / b ahead of a, "
                  "whoever won the game; `shared`: games they finished level, a shared win or equal scores behind the "
                  "winner, counted as half in win_rate_a" + ("; a bot in several seats: each game counts once, "
-                 "split evenly over its seats' comparisons" if meta["players"] > len(meta["bots"]) else "") + "):")
+                 "split evenly over its seats' comparisons" if meta["players"] > len(meta["bots"]) else "")
+                 + "; ci_low/ci_high: 95% Wilson interval of win_rate_a with each of the `deals` one trial, as a "
+                 "deal's seatings replay its cards):")
     pw = tables["pairwise"]
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     lines.append("win_rate_diff: a's rate of games won minus b's on the same deals (games won, not finishing "

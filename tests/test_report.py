@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from playlab.cli import main
@@ -91,7 +92,6 @@ def svg_numbers(svg: str, axis: str) -> list[float]:
 
 def test_report_has_every_section_and_plot(report_html, studies):
     from PIL import Image
-    import pandas as pd
 
     text = report_html.read_text()
     for sid in ("run", "summary", "study-moon-fpa", "study-moon-play", "study-stones-fpa",
@@ -225,7 +225,6 @@ def test_the_layout_check_finds_overlaps_and_clipping(tmp_path):
 def test_restricted_play_is_the_tournaments_table_and_lays_out(tmp_path, capsys):
     """A tournament of greedy and greedy-without-the-block: the report's restricted-play
     block shows the command's figures (restricted_play.csv), and its figure lays out."""
-    import pandas as pd
 
     out = tmp_path / "t"
     code, _, err = run(capsys, "tournament", "sequence-stacks", "--bots", "greedy,restricted:forbid=block",
@@ -259,8 +258,12 @@ def test_the_top_rated_bot_is_not_called_ahead_of_a_twin(tmp_path, capsys, repor
     assert found, "no runner-up clause"
     diff, lo, hi = (float(found.group(i)) for i in (2, 3, 4))
     assert lo <= 0 <= hi and diff == 0  # the same games: every deal exactly even
+    # the head-to-head interval counts each deal once: its seatings are one game played again
+    from statsmodels.stats.proportion import proportion_confint
+    pw = pd.read_csv(out / "pairwise.csv").iloc[0]
+    assert pw.deals == 150 and pw.games >= 3 * pw.deals
+    assert np.allclose((pw.ci_low, pw.ci_high), proportion_confint(pw.win_rate_a * 150, 150, method="wilson"))
     # nor is either called the stronger one by the command, or the weaker one by the report
-    import pandas as pd
     assert pd.read_csv(out / "skill_chance.csv", keep_default_na=False)["stronger"].tolist() == ["", ""]
     text = html_mod.unescape((out / "report.html").read_text())
     assert "no two bots are told apart by their games together" in text and "the weaker bot greedy" not in text \
@@ -459,7 +462,6 @@ def test_sweep_png_draws_every_measure_with_its_interval(tmp_path, monkeypatch, 
     """sweep.png: one panel per measure of sweep.csv, each with the interval the CSV holds
     beside it (a bot's win rate's ``:low``/``:high`` are its interval, not panels of their
     own), and the legend outside the panels."""
-    import pandas as pd
     from reports import plots
 
     summary = pd.read_csv(studies / "stones-sweep" / "sweep.csv")
@@ -481,7 +483,6 @@ def test_sweep_png_draws_every_measure_with_its_interval(tmp_path, monkeypatch, 
 def test_a_sweeps_findings_have_the_commands_tests_behind_them(report_html, studies):
     """The summary quotes a sweep's differences against the baseline; the report shows the
     table they come from, as the command computed it (sweep_tests.csv), p-values included."""
-    import pandas as pd
 
     text = html_mod.unescape(report_html.read_text())
     section = text.split("<h3>Each setting against the baseline</h3>")[1].split("</table>")[0]
