@@ -123,7 +123,8 @@ def test_a_bot_in_two_seats_counts_each_game_once_in_the_pairwise_table(capsys, 
     """3 players, 2 bots: a seating puts one bot in two seats, and the pairwise table counted
     each of its seats against the other bot as a game of its own (60 "games", and a Wilson
     interval of 60, from 30 games).  Each game counts once: a's score in it is the mean over
-    its seats' comparisons with b's (ties half), recomputed here from the stored rows."""
+    its seats' comparisons with b's (ties half), recomputed here from the stored rows; the
+    interval counts each deal once."""
     from statsmodels.stats.proportion import proportion_confint
 
     out_dir = tmp_path / "tour2of3"
@@ -134,15 +135,19 @@ def test_a_bot_in_two_seats_counts_each_game_once_in_the_pairwise_table(capsys, 
     pw = pd.read_csv(out_dir / "pairwise.csv").iloc[0]
     a = pw["bot_a"]
     total = 0.0
+    by_deal: dict[int, list] = {}
     for _, g in decided.iterrows():
         scores = [float(g[f"score_{s}"]) for s in range(3)]
         mine = [s for s in range(3) if g[f"bot_{s}"] == a]
         theirs = [s for s in range(3) if g[f"bot_{s}"] != a]
         outcomes = [(scores[x] > scores[y]) + 0.5 * (scores[x] == scores[y]) for x in mine for y in theirs]
         total += np.mean(outcomes)
+        by_deal.setdefault(int(g["index"]), []).append(np.mean(outcomes))
     assert pw["games"] == len(decided) == 60
     assert pw["win_rate_a"] == pytest.approx(total / len(decided))
-    lo, hi = proportion_confint(total, len(decided), alpha=0.05, method="wilson")
+    # the interval: each deal one trial (its six seatings replay its cards)
+    assert pw["deals"] == len(by_deal) == 10
+    lo, hi = proportion_confint(sum(np.mean(v) for v in by_deal.values()), 10, alpha=0.05, method="wilson")
     assert (pw["ci_low"], pw["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
     skill = pd.read_csv(out_dir / "skill_chance.csv")
     assert list(skill["games"]) == [60, 60]

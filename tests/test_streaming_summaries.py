@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from experiments import stats, tournament
 from experiments.results import long_frame
@@ -21,7 +22,16 @@ def test_tournament_tallies_equal_the_long_frame(bots, players):
     np.testing.assert_allclose(got.loc[full["bot"], "rating"].to_numpy(), full["rating"].to_numpy(), atol=1e-6)
     assert (got["ci_low"] < got["rating"]).all() and (got["rating"] < got["ci_high"]).all()
     pw = stats.pairwise_table(lf)
-    pd.testing.assert_frame_equal(tables["pairwise"][pw.columns].reset_index(drop=True), pw)
+    counts = [c for c in pw.columns if c not in ("ci_low", "ci_high")]
+    pd.testing.assert_frame_equal(tables["pairwise"][counts].reset_index(drop=True), pw[counts])
+    # the interval takes each deal as one trial: a's mean score against b over the deal's games
+    seat = lf.pivot(index="game", columns="bot", values="place")
+    deal = lf.groupby("game")["deal"].first()
+    for r in tables["pairwise"].itertuples():
+        score = (seat[r.bot_a] < seat[r.bot_b]) + 0.5 * (seat[r.bot_a] == seat[r.bot_b])
+        per_deal = score.groupby(deal).mean()
+        lo, hi = proportion_confint(per_deal.sum(), len(per_deal), method="wilson")
+        assert r.deals == len(per_deal) < r.games and np.allclose((r.ci_low, r.ci_high), (lo, hi))
     assert collector.pending == {}
 
 
