@@ -103,8 +103,13 @@ def file_lock(name: str, where: str | None = None):
         yield
         return
     folder = where or tempfile.gettempdir()
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"{name}-{os.getuid()}.lock"), "a") as fh:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fh = open(os.path.join(folder, f"{name}-{os.getuid()}.lock"), "a")
+    except OSError:  # a folder this user cannot write: no lock, as without fcntl
+        yield
+        return
+    with fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
