@@ -11,6 +11,7 @@ base never made the move in these games (so the rule, for these bots, changes no
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 RESTRICTED_PLAY = "restricted_play"
@@ -44,19 +45,27 @@ def restricted_play(game: str, pairwise: pd.DataFrame) -> pd.DataFrame:
             if got is None or got[0] != base:
                 continue
             diff, se = sign * float(r.win_rate_diff), float(r.se_paired)
+            deals = int(getattr(r, "deals", 0))
             if se > 0:
                 lo, hi = sps.norm.interval(0.95, loc=diff, scale=se)
                 p = float(2 * sps.norm.sf(abs(diff) / se))
-            else:  # no spread: the two bots played every deal alike (the base never made the move)
+            elif se == 0:  # no spread: every deal gave the same difference
                 lo = hi = diff
-                p = 1.0 if diff == 0 else 0.0
+                # none (the base never made the move), or the same one on every deal: a sign
+                # test over the deals (p = 0 claimed a finding from two deals)
+                p = 1.0 if diff == 0 else float(sps.binomtest(deals, deals, 0.5).pvalue) if deals else float("nan")
+            else:  # one deal: its difference has no spread to test against
+                lo = hi = p = float("nan")
             rows.append({"forbidden": got[1], "base": base, "restricted": other, "games": int(r.games),
                          "worth": diff, "ci_low": float(lo), "ci_high": float(hi), "p": p,
                          "never_made": bool(se == 0 and diff == 0)})
     table = pd.DataFrame(rows, columns=["forbidden", "base", "restricted", "games", "worth", "ci_low", "ci_high",
                                         "p", "never_made"])
     if len(table):
-        table["p_holm"] = multipletests(table["p"].to_numpy(), method="holm")[1]
+        table["p_holm"] = np.nan
+        tested = table["p"].notna().to_numpy()
+        if tested.any():
+            table.loc[tested, "p_holm"] = multipletests(table["p"].to_numpy()[tested], method="holm")[1]
         table["verdict"] = [verdict(r) for r in table.itertuples()]
     return table
 
@@ -64,6 +73,8 @@ def restricted_play(game: str, pairwise: pd.DataFrame) -> pd.DataFrame:
 def verdict(r) -> str:
     if r.never_made:
         return "the base never made this move here"
+    if r.p_holm != r.p_holm:
+        return "too few deals to tell (one)"
     if r.p_holm < 0.05:
         return "matters" if r.worth > 0 else "giving it up helps"
     return "no measurable effect"
@@ -83,6 +94,8 @@ def sentence(title: str, r) -> str:
     what = r.forbidden.replace("_", " ").replace("+", " and ")
     if r.never_made:
         return f"{title}: {r.base} never plays {what} in these games, so giving it up changes nothing"
+    spread = (f"95% interval {r.ci_low * 100:+.1f} to {r.ci_high * 100:+.1f} points" if r.ci_low == r.ci_low
+              else "no interval from one deal")
     return (f"{title}: a {r.base} player that never plays {what} wins "
             f"{abs(r.worth) * 100:.1f} points {'less' if r.worth > 0 else 'more'} often than one that does "
-            f"(95% interval {r.ci_low * 100:+.1f} to {r.ci_high * 100:+.1f} points; {r.verdict})")
+            f"({spread}; {r.verdict})")

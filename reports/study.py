@@ -191,7 +191,8 @@ def _restricted_play_block(st: B.StudyData, info, blocks: list) -> list[str]:
                    "What each move is worth: the base against itself without it", "no difference")
     shown = t.assign(worth=t["worth"] * 100, ci_low=t["ci_low"] * 100, ci_high=t["ci_high"] * 100)[
         ["forbidden", "base", "games", "worth", "ci_low", "ci_high", "p_holm", "verdict"]]
-    shown["p_holm"] = ["< 0.001" if p < 0.001 else f"{p:.3f}" for p in shown["p_holm"]]
+    shown["p_holm"] = ["untested (one deal)" if p != p else "< 0.001" if p < 0.001 else f"{p:.3f}"
+                       for p in shown["p_holm"]]
     blocks.append(H.block("Restricted play: what each move is worth", None, svg,
                          "Restricted play (Jaffe et al. 2012): each restricted bot plays its base with one kind of "
                          "move taken away (a random allowed move where the base would have made it), on the same "

@@ -95,6 +95,17 @@ def test_the_worth_of_a_move_pairs_each_restricted_bot_with_its_base():
     ])
     t = restricted_play("sequence-stacks", pairwise).set_index("forbidden")
     assert list(t.index) == ["block", "reverse"]
+    # the same difference on each of 3 deals: a sign test (p = 1/4), not p = 0; one deal: untested
+    few = pd.DataFrame([
+        {"bot_a": "greedy", "bot_b": "restricted:forbid=block", "games": 18, "deals": 3, "win_rate_diff": 0.5,
+         "se_paired": 0.0},
+        {"bot_a": "greedy", "bot_b": "restricted:forbid=steal", "games": 6, "deals": 1, "win_rate_diff": 1.0,
+         "se_paired": float("nan")},
+    ])
+    f = restricted_play("sequence-stacks", few).set_index("forbidden")
+    assert f.loc["block", "p"] == pytest.approx(0.25) and f.loc["block", "verdict"] == "no measurable effect"
+    assert np.isnan(f.loc["steal", "p"]) and f.loc["steal", "verdict"] == "too few deals to tell (one)"
+    assert f.loc["block", "p_holm"] == pytest.approx(0.25)
     assert t.loc["block", "worth"] == pytest.approx(0.10)
     assert t.loc["block", "ci_low"] == pytest.approx(0.10 - 1.959964 * 0.02, abs=1e-6)
     assert t.loc["block", "verdict"] == "matters" and t.loc["block", "p_holm"] < 1e-5
