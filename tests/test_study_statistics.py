@@ -1,5 +1,6 @@
 """What the studies conclude on small runs: strong and weak bots are told apart, pairing
 narrows the sweep's comparisons.  The slow variants use more games; CI runs the bounded ones."""
+import numpy as np
 import pytest
 
 from experiments import sweep, tournament
@@ -98,3 +99,15 @@ def test_sweep_tests_only_the_metrics_asked_for():
     for bad in ("turns,turns", "speed", "turns,"):
         with pytest.raises(OptionError):
             sweep.build("sequence-stacks", ["chips_to_win=4"], 2, "greedy", 50, 1, metrics=bad)
+
+
+def test_a_sweep_setting_that_moves_every_deal_alike_gets_a_sign_test_not_p_zero():
+    """Two deals each moved by the same amount have no spread, and p = 0 claimed a finding
+    from them; the sign test over the deals gives 2 x 0.5^n."""
+    from experiments.sweep import _Pair, _paired_test
+
+    for n, p in ((2, 0.5), (10, 2 * 0.5 ** 10)):
+        pair = _Pair()
+        pair.add(np.full(n, 3.0), np.full(n, 2.0))
+        test = _paired_test(pair)
+        assert test["tested"] and test["se_paired"] == 0 and test["p"] == pytest.approx(p)
