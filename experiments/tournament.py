@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 from bots.registry import BotError, parse_bot
 from experiments import stats
-from experiments.tables import bot_game_shares, bot_table_by_deal, deal_wilson
+from experiments.tables import bot_game_shares, bot_table_by_deal, clustered_wilson
 from simcore.games import load_game
 from runtime.runner import RunConfig
 
@@ -227,11 +227,13 @@ class Collector:
                     x, y = sorted((labels[a], labels[b]))
                     sx, sy = (a, b) if labels[a] == x else (b, a)
                     sums = pend["sums"][(x, y)]
-                    sums[0] += np.bincount(local, weights=won[:, sx], minlength=task.count)
-                    sums[1] += np.bincount(local, weights=won[:, sy], minlength=task.count)
-                    sums[2] += np.bincount(local, minlength=task.count)
+                    # each game weighs 1 in its deal's means: its comparisons of the pair share it
+                    k = 1.0 / len(self.selections[task.run])  # every pick compares the pair once
+                    sums[0] += np.bincount(local, weights=k * won[:, sx], minlength=task.count)
+                    sums[1] += np.bincount(local, weights=k * won[:, sy], minlength=task.count)
+                    sums[2] += k * np.bincount(local, minlength=task.count)
                     ahead = (places[:, sx] < places[:, sy]) + 0.5 * (places[:, sx] == places[:, sy])
-                    sums[3] += np.bincount(local, weights=ahead, minlength=task.count)
+                    sums[3] += np.bincount(local, weights=k * ahead, minlength=task.count)
         if len(pend["runs"]) == len(self.study.configs):
             self._close(task.start)
 
@@ -291,14 +293,13 @@ class Collector:
 
 
     def head_to_head(self, a: str, b: str) -> tuple[int, float]:
-        """(deals both played, the sum over them of ``a``'s mean head-to-head score against
-        ``b`` in the deal's games: ahead 1, level 1/2): a deal's seatings replay its cards, so
-        the deal, not the game, is the trial of the pairwise table's interval."""
+        """(deals both played, the sample variance over them of the deal's mean head-to-head
+        score of the pair, ahead 1 and level 1/2, each game weighing 1; nan below 2 deals):
+        a deal's seatings replay its cards, so the pairwise table's interval reads the spread
+        over deals (``tables.clustered_wilson``).  The variance is the same for either order."""
         self.finish()
-        x, y = sorted((a, b))
-        mh = self.moments[(x, y)][3]
-        total = mh.mean * mh.n if mh.n else 0.0
-        return mh.n, (total if (x, y) == (a, b) else mh.n - total)
+        mh = self.moments[tuple(sorted((a, b)))][3]
+        return mh.n, (mh.m2 / (mh.n - 1) if mh.n > 1 else float("nan"))
 
 
 def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> dict[str, pd.DataFrame]:
@@ -329,10 +330,11 @@ def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> 
         lo, hi = sps.norm.interval(0.95, loc=diff, scale=np.where(se > 0, se, 1.0))
     extra["diff_low"] = np.where(se > 0, lo, np.where(se == 0, diff, np.nan))
     extra["diff_high"] = np.where(se > 0, hi, np.where(se == 0, diff, np.nan))
-    # A's head-to-head score's interval with each deal one trial (its seatings replay the
-    # same cards: counted per game, twins that play alike got an interval six times too sure)
+    # A's head-to-head score's interval from its spread over deals (a deal's seatings replay
+    # its cards, so games are not independent trials: tables.clustered_wilson)
     h2h = np.array([collector.head_to_head(r.bot_a, r.bot_b) for r in pairwise.itertuples()], float).reshape(-1, 2)
-    _, pairwise["ci_low"], pairwise["ci_high"] = deal_wilson(h2h[:, 1], h2h[:, 0])
+    pairwise["ci_low"], pairwise["ci_high"] = clustered_wilson(pairwise["win_rate_a"], h2h[:, 0], h2h[:, 1],
+                                                               pairwise["games"])
     pairwise.insert(pairwise.columns.get_loc("games") + 1, "deals", h2h[:, 0].astype(np.int64))
     tables["pairwise"] = pd.concat([pairwise, extra], axis=1)
     restricted = restricted_play(study.configs[0].game, tables["pairwise"])
@@ -360,8 +362,9 @@ def format_tables(study: Study, collector: Collector, tables: dict[str, pd.DataF
                  "whoever won the game; `shared`: games they finished level, a shared win or equal scores behind the "
                  "winner, counted as half in win_rate_a" + ("; a bot in several seats: each game counts once, "
                  "split evenly over its seats' comparisons" if meta["players"] > len(meta["bots"]) else "")
-                 + "; ci_low/ci_high: 95% Wilson interval of win_rate_a with each of the `deals` one trial, as a "
-                 "deal's seatings replay its cards):")
+                 + "; ci_low/ci_high: 95% Wilson interval of win_rate_a with as many trials as the spread of its "
+                 "per-deal means over the `deals` shows, between one per deal and one per game, as a deal's "
+                 "seatings replay its cards):")
     pw = tables["pairwise"]
     lines.append(pw.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     lines.append("win_rate_diff: a's rate of games won minus b's on the same deals (games won, not finishing "

@@ -124,8 +124,7 @@ def test_a_bot_in_two_seats_counts_each_game_once_in_the_pairwise_table(capsys, 
     each of its seats against the other bot as a game of its own (60 "games", and a Wilson
     interval of 60, from 30 games).  Each game counts once: a's score in it is the mean over
     its seats' comparisons with b's (ties half), recomputed here from the stored rows; the
-    interval counts each deal once."""
-    from statsmodels.stats.proportion import proportion_confint
+    interval reads the spread over deals."""
 
     out_dir = tmp_path / "tour2of3"
     cli(capsys, "tournament", "shifting-stones", "--bots", "greedy,random", "--players", "3", "--games", "10",
@@ -145,9 +144,10 @@ def test_a_bot_in_two_seats_counts_each_game_once_in_the_pairwise_table(capsys, 
         by_deal.setdefault(int(g["index"]), []).append(np.mean(outcomes))
     assert pw["games"] == len(decided) == 60
     assert pw["win_rate_a"] == pytest.approx(total / len(decided))
-    # the interval: each deal one trial (its six seatings replay its cards)
+    # the interval reads the spread of the 10 deals' means (their six seatings replay their cards)
+    from experiments.tables import clustered_wilson
     assert pw["deals"] == len(by_deal) == 10
-    lo, hi = proportion_confint(sum(np.mean(v) for v in by_deal.values()), 10, alpha=0.05, method="wilson")
+    lo, hi = clustered_wilson(total / 60, 10, np.var([np.mean(v) for v in by_deal.values()], ddof=1), 60)
     assert (pw["ci_low"], pw["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
     skill = pd.read_csv(out_dir / "skill_chance.csv")
     assert list(skill["games"]) == [60, 60]

@@ -258,11 +258,12 @@ def test_the_top_rated_bot_is_not_called_ahead_of_a_twin(tmp_path, capsys, repor
     assert found, "no runner-up clause"
     diff, lo, hi = (float(found.group(i)) for i in (2, 3, 4))
     assert lo <= 0 <= hi and diff == 0  # the same games: every deal exactly even
-    # the head-to-head interval counts each deal once: its seatings are one game played again
+    # the head-to-head interval reads the spread over the 150 deals: every deal exactly even
+    # (the same game in every seating), so as sure as the games, around exactly a half
     from statsmodels.stats.proportion import proportion_confint
     pw = pd.read_csv(out / "pairwise.csv").iloc[0]
-    assert pw.deals == 150 and pw.games >= 3 * pw.deals
-    assert np.allclose((pw.ci_low, pw.ci_high), proportion_confint(pw.win_rate_a * 150, 150, method="wilson"))
+    assert pw.deals == 150 and pw.games >= 3 * pw.deals and pw.win_rate_a == 0.5
+    assert np.allclose((pw.ci_low, pw.ci_high), proportion_confint(pw.games / 2, pw.games, method="wilson"))
     # nor is either called the stronger one by the command, or the weaker one by the report
     assert pd.read_csv(out / "skill_chance.csv", keep_default_na=False)["stronger"].tolist() == ["", ""]
     text = html_mod.unescape((out / "report.html").read_text())

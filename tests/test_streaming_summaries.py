@@ -6,6 +6,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from experiments import stats, tournament
 from experiments.results import long_frame
+from experiments.tables import clustered_wilson
 from experiments.study import execute_study
 
 
@@ -24,14 +25,17 @@ def test_tournament_tallies_equal_the_long_frame(bots, players):
     pw = stats.pairwise_table(lf)
     counts = [c for c in pw.columns if c not in ("ci_low", "ci_high")]
     pd.testing.assert_frame_equal(tables["pairwise"][counts].reset_index(drop=True), pw[counts])
-    # the interval takes each deal as one trial: a's mean score against b over the deal's games
+    # the interval reads the spread over deals of a's mean score against b in the deal's games
     seat = lf.pivot(index="game", columns="bot", values="place")
     deal = lf.groupby("game")["deal"].first()
     for r in tables["pairwise"].itertuples():
         score = (seat[r.bot_a] < seat[r.bot_b]) + 0.5 * (seat[r.bot_a] == seat[r.bot_b])
         per_deal = score.groupby(deal).mean()
-        lo, hi = proportion_confint(per_deal.sum(), len(per_deal), method="wilson")
+        lo, hi = clustered_wilson(score.mean(), len(per_deal), per_deal.var(ddof=1), len(score))
         assert r.deals == len(per_deal) < r.games and np.allclose((r.ci_low, r.ci_high), (lo, hi))
+        # between the interval over games and the one with each deal a single trial
+        assert r.ci_low <= proportion_confint(score.sum(), len(score), method="wilson")[0] + 1e-12
+        assert r.ci_low >= proportion_confint(per_deal.sum(), len(per_deal), method="wilson")[0] - 1e-12
     assert collector.pending == {}
 
 

@@ -111,3 +111,32 @@ def test_a_sweep_setting_that_moves_every_deal_alike_gets_a_sign_test_not_p_zero
         pair.add(np.full(n, 3.0), np.full(n, 2.0))
         test = _paired_test(pair)
         assert test["tested"] and test["se_paired"] == 0 and test["p"] == pytest.approx(p)
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.2, 1.0])
+def test_the_clustered_wilson_interval_covers_a_rate_whose_games_share_their_deals(spread):
+    """Games of one deal share its cards: each deal's own rate is drawn around 0.3 (``spread``
+    0: independent games; 1: a deal decides all its games alike).  The interval must cover
+    0.3 about 95% of the time either way, and with independent games be as narrow as the
+    per-game interval, not the per-deal one."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from experiments.tables import clustered_wilson
+
+    rng = np.random.default_rng(5)
+    deals, per_deal, reps, truth = 80, 6, 600, 0.3
+    covered = widths = game_widths = 0.0
+    for _ in range(reps):
+        own = np.where(rng.random(deals) < spread, (rng.random(deals) < truth).astype(float), truth)
+        means = (rng.random((deals, per_deal)) < own[:, None]).mean(axis=1)
+        rate = means.mean()
+        lo, hi = clustered_wilson(rate, deals, means.var(ddof=1), deals * per_deal)
+        covered += lo <= truth <= hi
+        widths += hi - lo
+        glo, ghi = proportion_confint(rate * deals * per_deal, deals * per_deal, method="wilson")
+        game_widths += ghi - glo
+    assert 0.925 <= covered / reps <= 0.975
+    if spread == 0.0:
+        assert widths / game_widths < 1.05
+    if spread == 1.0:
+        assert widths / game_widths > 2.0  # the games of a deal are one trial
