@@ -113,7 +113,7 @@ def seat_table_by_deal(wins: np.ndarray, deals: np.ndarray, n: int) -> pd.DataFr
     games only), ``deals[g]`` the game's deal.  The games of one deal are not independent (in
     a tournament of two bots that play alike every seating replays the same game), so each
     deal counts once: per position its win rate and win share averaged over the deal's
-    games, and the Wilson intervals take each deal as one trial (:func:`deal_wilson`);
+    games, and the Wilson intervals read their spread over deals (:func:`clustered_wilson`);
     ``p_equal_seats`` is ``stats.seat_equality_by_deal`` on the same per-deal shares.
     ``games`` stays the number of games, ``deals`` the number of deals."""
     w = np.asarray(wins, np.float64)
@@ -125,9 +125,14 @@ def seat_table_by_deal(wins: np.ndarray, deals: np.ndarray, n: int) -> pd.DataFr
     def by_deal(x):
         return np.stack([np.bincount(at, weights=x[:, k]) for k in range(n)], axis=1) / per_game
 
-    rate, lo, hi = deal_wilson(by_deal(w).sum(axis=0), len(per_game))
+    def interval(means):
+        mean = means.mean(axis=0)
+        spread = means.var(axis=0, ddof=1) if len(means) > 1 else np.full(n, np.nan)
+        return (mean, *clustered_wilson(mean, len(means), spread, len(w)))
+
+    rate, lo, hi = interval(by_deal(w))
     deal_share = by_deal(share)
-    srate, slo, shi = deal_wilson(deal_share.sum(axis=0), len(per_game))
+    srate, slo, shi = interval(deal_share)
     shared = (winners[:, 0] > 1)
     fair = 1.0 / n
     return pd.DataFrame({"seat": np.arange(n), "games": len(w), "deals": len(per_game),
@@ -204,15 +209,6 @@ def bot_game_shares(wins: np.ndarray, bots: np.ndarray, bot: str) -> tuple[np.nd
     return seats > 0, (share * mask).sum(axis=1) / denom, (w * mask).sum(axis=1) / denom
 
 
-def deal_wilson(deal_sums, deals) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`wilson` with each deal one trial, its outcome the mean of a rate over the
-    deal's games (``deal_sums``: those means summed over the deals).  The games of a deal
-    replay its cards and are not independent; a mean in [0, 1] varies no more than a
-    0/1 outcome with the same mean, so the interval is exact for replays that all agree
-    and errs wide where they differ."""
-    return wilson(deal_sums, deals)
-
-
 def clustered_wilson(rate, deals, deal_var, games) -> tuple[np.ndarray, np.ndarray]:
     """95% Wilson interval of ``rate`` (a mean score in [0, 1] over ``games`` games played on
     ``deals`` deals, each deal's seatings replaying its cards) with the effective number of
@@ -221,13 +217,14 @@ def clustered_wilson(rate, deals, deal_var, games) -> tuple[np.ndarray, np.ndarr
     so its width near the centre is the standard error over deals, bounded between one trial
     per deal (a deal's mean cannot vary more) and one per game (replays that agree exactly,
     as two bots that play alike, are as sure as independent games).  At a rate of 0 or 1
-    every deal agrees and the spread says nothing: one trial per deal, as :func:`deal_wilson`.
-    Taking each deal as a 0/1 trial instead was 2-13 times too wide at 3-5 players, where
-    a deal's mean over many seatings hardly varies."""
+    every deal agrees and the spread says nothing: one trial per deal.  Taking each deal as
+    a 0/1 trial always (exact for replays that all agree, a mean in [0, 1] varying no more
+    than a 0/1 outcome with its mean) was 2-13 times too wide at 3-5 players, where a deal's
+    mean over many seatings hardly varies; nan below 2 deals' spread is one per deal too."""
     r, d, v, g = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in (rate, deals, deal_var, games)))
     pq = r * (1 - r)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(pq <= 0, d, np.where(v > 0, d * pq / v, g))
+        n_eff = np.where((pq > 0) & (v > 0), d * pq / v, np.where((pq > 0) & (v == 0), g, d))
     n_eff = np.clip(n_eff, d, np.maximum(d, g))
     return stats.wilson_intervals(r * n_eff, n_eff)
 
@@ -236,13 +233,20 @@ def bot_table_by_deal(moments: dict[str, tuple], n: int) -> pd.DataFrame:
     """:func:`bot_table`'s columns when every deal was played several times (a tournament's
     seatings, whose games replay the same cards): ``moments[bot] = (games, share, rate)``,
     ``share`` and ``rate`` the ``stats.Moments`` over deals of the bot's per-deal mean (over
-    the deal's games it sat in).  Each deal counts once (:func:`deal_wilson`); ``deals``
-    beside ``games``."""
+    the deal's games it sat in).  The intervals read the spread over deals
+    (:func:`clustered_wilson`); ``deals`` beside ``games``."""
     names = sorted(moments)
     games = np.array([moments[b][0] for b in names], np.int64)
     deals = np.array([moments[b][1].n for b in names], np.int64)
-    share, lo, hi = deal_wilson([moments[b][1].mean * moments[b][1].n for b in names], deals)
-    rate, rlo, rhi = deal_wilson([moments[b][2].mean * moments[b][2].n for b in names], deals)
+
+    def interval(k):
+        m = [moments[b][k] for b in names]
+        mean = np.array([x.mean if x.n else np.nan for x in m])
+        spread = np.array([x.m2 / (x.n - 1) if x.n > 1 else np.nan for x in m])
+        return (mean, *clustered_wilson(mean, deals, spread, games))
+
+    share, lo, hi = interval(1)
+    rate, rlo, rhi = interval(2)
     return pd.DataFrame({"bot": names, "games": games, "deals": deals, "win_share_per_seat": share,
                          "ci_low": lo, "ci_high": hi, "win_rate_per_seat": rate, "rate_low": rlo,
                          "rate_high": rhi, "fair": 1.0 / n})

@@ -284,8 +284,8 @@ def seat_advantage(study: StudyData, first_col: str | None) -> pd.DataFrame:
     games (what the rows pool); ``p_equal_seats``: the chi-square of equal seats on sole wins,
     as fpa_tests.csv and sweep.csv give it (unadjusted), named in ``test``.  Where a deal was
     played several times (a tournament's seatings) its games are not independent, and each
-    deal counts once (``tables.seat_table_by_deal``: Wilson intervals with a deal as one
-    trial and Hotelling's T² over deals, ``deals`` beside ``games``)."""
+    deal counts once (``tables.seat_table_by_deal``: Wilson intervals from the spread over
+    deals and Hotelling's T² over deals, ``deals`` beside ``games``)."""
     memo = study.__dict__.setdefault("_seat_advantage", {})  # the study's section and its findings both ask
     if first_col not in memo:
         memo[first_col] = _seat_advantage(study, first_col)
@@ -327,7 +327,7 @@ def bot_win_rates(study: StudyData) -> pd.DataFrame:
     Wilson interval (``experiments.tables.bot_table``, as ``sweep`` prints it as
     ``win_share:<bot>``); ``win_rate_per_seat`` counts a shared win for every sharer.  A
     tournament's is the command's ``win_rates`` table (each deal's seatings averaged and the
-    deal one Wilson trial: they replay the same cards)."""
+    interval from the spread over deals: they replay the same cards)."""
     if study.kind == "tournament":
         win = study.tournament_tables().get("win_rates")
         return win.copy() if win is not None else pd.DataFrame()

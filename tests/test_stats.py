@@ -543,3 +543,18 @@ def test_equal_seats_from_the_tally_has_its_size_with_shared_wins():
         w = rng.random((games, n)) < 0.45  # equal seats; two or three winners in about 40% of games
         rejected += T.equal_seats_p(T.win_pattern_counts(w), n) < 0.05
     assert 0.03 <= rejected / reps <= 0.07
+
+
+def test_seat_table_by_deal_is_as_sure_as_the_games_when_a_deals_games_differ_freely():
+    """Six independent games per deal (nothing shared): the spread over deals shows it, and
+    the interval is the one over the games, not one over the 200 deals."""
+    from experiments import tables
+
+    rng = np.random.default_rng(4)
+    wins, deals = _replayed_deals(rng, 1200, 3, 1, 1 / 3)
+    deals = deals // 6  # six unrelated games per "deal"
+    t = tables.seat_table_by_deal(wins, deals, 3)
+    rows = tables.seat_table(tables.win_pattern_counts(wins), 3)
+    assert (t["deals"] == 200).all()
+    width, game_width = t["share_high"] - t["share_low"], rows["share_high"] - rows["share_low"]
+    assert (width < 1.15 * game_width).all() and (width > 0.85 * game_width).all()
