@@ -202,6 +202,8 @@ class Collector:
             sums[2] += np.bincount(local[sat], weights=rate[sat], minlength=task.count)
         weights = self._deal_weights(task.start, task.count) if self.n_boot and len(local) else None
         won = (places == 0).astype(np.float64)
+        # each game weighs 1 in its deal's means: every pick compares each pair once
+        k = 1.0 / len(self.selections[task.run])
         for pick in self.selections[task.run]:
             if not len(local):
                 break
@@ -227,8 +229,6 @@ class Collector:
                     x, y = sorted((labels[a], labels[b]))
                     sx, sy = (a, b) if labels[a] == x else (b, a)
                     sums = pend["sums"][(x, y)]
-                    # each game weighs 1 in its deal's means: its comparisons of the pair share it
-                    k = 1.0 / len(self.selections[task.run])  # every pick compares the pair once
                     sums[0] += np.bincount(local, weights=k * won[:, sx], minlength=task.count)
                     sums[1] += np.bincount(local, weights=k * won[:, sy], minlength=task.count)
                     sums[2] += k * np.bincount(local, minlength=task.count)
@@ -290,7 +290,6 @@ class Collector:
             return {"win_rate_diff": sign * md.mean, "se_paired": nan, "se_unpaired": nan}
         return {"win_rate_diff": sign * md.mean, "se_paired": md.sem(),
                 "se_unpaired": math.sqrt(ma.sem() ** 2 + mb.sem() ** 2)}
-
 
     def head_to_head(self, a: str, b: str) -> tuple[int, float]:
         """(deals both played, the sample variance over them of the deal's mean head-to-head
