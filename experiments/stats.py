@@ -640,11 +640,13 @@ class Moments:
         self.m2 += m2 + delta * delta * self.n * k / n
         self.n = n
 
+    def var(self) -> float:
+        """Sample variance (ddof = 1); nan below two values."""
+        return self.m2 / (self.n - 1) if self.n > 1 else float("nan")
+
     def sem(self) -> float:
         """Standard error of the mean (sample sd, ddof = 1, as ``scipy.stats.sem``)."""
-        if self.n < 2:
-            return float("nan")
-        return math.sqrt(self.m2 / (self.n - 1) / self.n)
+        return math.sqrt(self.var() / self.n) if self.n > 1 else float("nan")
 
 
 def pairwise_table(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

@@ -242,7 +242,7 @@ def bot_table_by_deal(moments: dict[str, tuple], n: int) -> pd.DataFrame:
     def interval(k):
         m = [moments[b][k] for b in names]
         mean = np.array([x.mean if x.n else np.nan for x in m])
-        spread = np.array([x.m2 / (x.n - 1) if x.n > 1 else np.nan for x in m])
+        spread = np.array([x.var() for x in m])
         return (mean, *clustered_wilson(mean, deals, spread, games))
 
     share, lo, hi = interval(1)

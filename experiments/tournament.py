@@ -298,7 +298,7 @@ class Collector:
         over deals (``tables.clustered_wilson``).  The variance is the same for either order."""
         self.finish()
         mh = self.moments[tuple(sorted((a, b)))][3]
-        return mh.n, (mh.m2 / (mh.n - 1) if mh.n > 1 else float("nan"))
+        return mh.n, mh.var()
 
 
 def summarize(study: Study, collector: Collector, n_boot: int | None = None) -> dict[str, pd.DataFrame]:
