@@ -1,5 +1,5 @@
 """A teacher's games for ``playlab train``: the teacher bot in one seat against greedy in the
-others, every seat in turn, recorded as action sequences (the engine's ``record_batch``) in
+others, every seat in turn, recorded as action sequences (the engine's ``play_games``) in
 chunks on disk, so an interrupted training resumes where it stopped and game i of chunk k
 depends only on (game, players, variant, teacher, seed, k, i).
 

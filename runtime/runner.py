@@ -21,6 +21,7 @@ from .kernels import kernels_for
 
 # actions recorded per traced game before the buffer has to grow
 RECORD_START = 4096
+NO_ACTIONS = np.empty(0, np.int64)  # play_games records nothing
 
 
 # (name pattern, meaning) of the columns the runner adds to every game's own
@@ -250,11 +251,17 @@ class Batch:
         check_rows(out, c)
         return out
 
-    def _run_piece(self, start: int, lo: int, hi: int, out: np.ndarray) -> None:
+    def _play(self, start: int, count: int, actions: np.ndarray, out: np.ndarray) -> int:
+        """``engine.play_games`` in buffers of its own (a thread's piece, a record)."""
         c = self.config
-        self.kernels.run_batch(self.params, c.players, c.seed, start + lo, hi - lo, self.kinds,
-                               self.bot_params, self.state_size, self.imem_size, self.fmem_size,
-                               self.max_decisions, out[lo:hi])
+        imem, fmem = self.memory()
+        state = np.empty(self.state_size, np.int64)
+        return int(self.kernels.play_games(self.params, c.players, c.seed, start, count, self.kinds, self.bot_params,
+                                           state, np.empty(c.players, np.int64), imem, fmem, np.empty_like(state),
+                                           np.empty_like(self._legal), self.max_decisions, actions, out))
+
+    def _run_piece(self, start: int, lo: int, hi: int, out: np.ndarray) -> None:
+        self._play(start + lo, hi - lo, NO_ACTIONS, out[lo:hi])
 
     def _run_spread(self, start: int, count: int, out: np.ndarray) -> None:
         """Games ``start …`` into ``out`` on ``numba.get_num_threads()`` threads: the batch
@@ -281,11 +288,10 @@ class Batch:
 
     def record_games(self, start: int, count: int, actions: np.ndarray) -> int:
         """Games ``start …`` one after another, their actions back to back in ``actions``;
-        returns how many fitted whole (``engine.record_batch``)."""
-        c = self.config
-        return self.kernels.record_batch(self.params, c.players, c.seed, start, count, self.kinds,
-                                         self.bot_params, self.state_size, self.imem_size, self.fmem_size,
-                                         self.max_decisions, actions)
+        returns how many fitted whole (``engine.play_games``)."""
+        if not len(actions):
+            return 0
+        return self._play(start, count, actions, np.zeros((count, len(self.config.columns())), np.int64))
 
     def replay_with_random(self, start: int, count: int, actions: np.ndarray) -> int:
         """The recorded games again with a random decision taken (and thrown away) in every
@@ -314,15 +320,14 @@ class Batch:
             actions: list[int] = []
             row = play_agent_game(self, index, record=actions)
             return np.array(actions, dtype=np.int64), row
-        row = np.zeros(len(c.columns()), dtype=np.int64)
+        rows = np.zeros((1, len(c.columns())), dtype=np.int64)
         while True:
             actions = self._record_buffer
-            n = self.kernels.play_recorded(self.params, c.players, c.seed, index, self.kinds,
-                                           self.bot_params, self.state_size, self.imem_size, self.fmem_size,
-                                           self.max_decisions, actions, row)
-            check_rows(row[None, :], c)
+            self._play(index, 1, actions, rows)
+            check_rows(rows, c)
+            n = int(rows[0, COL_DECISIONS])
             if n <= len(actions):
-                return actions[:n].copy(), row
+                return actions[:n].copy(), rows[0]
             self._record_buffer = np.zeros(n, dtype=np.int64)
 
 

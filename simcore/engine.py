@@ -13,14 +13,15 @@ Kind ``AGENT_KIND`` marks a seat played by a Python agent: ``advance`` stops the
 ``runtime.agents`` asks the agent.
 
 Each bot seat has its own working memory: rows ``seat`` of ``imem`` (int64) and ``fmem``
-(float64), ``(players, n)`` arrays allocated once per chunk of games, with the view and
-legal-action buffers.  The arrays are passed whole with the seat, never as row slices.
+(float64), ``(players, n)`` arrays zeroed every ``GAMES_PER_CHUNK`` games, handed to the
+loop with the view and legal-action buffers.  The arrays are passed whole with the seat,
+never as row slices.
 
-The game loop (``play_game``, the links and the replay loop) is compiled without Numba's
-reference counting (``_nrt=False``): it allocates nothing, and with reference counting every
-call it makes would increment and decrement the count of each array it passes (measured:
-about a third of a random decision).  The entry points that allocate the per-chunk buffers
-keep it.
+The game loop (``play_games``, the links and the replay loop) is compiled without Numba's
+reference counting (``_nrt=False``): it allocates nothing (the runner hands it its buffers),
+and with reference counting every call it makes would increment and decrement the count of
+each array it passes (measured: about a third of a random decision).  The entry points that
+allocate their buffers keep it.
 """
 import numpy as np
 from numba import njit
@@ -30,7 +31,7 @@ from .rng import CHANCE_STREAM, bot_stream, stream_key
 RANDOM_BOT = 0
 AGENT_KIND = -1  # a Python agent's seat (bots.registry.AGENT_KIND)
 # games are handed to threads in chunks: lengths vary a lot, so small chunks balance
-# the threads, and each chunk allocates its buffers once
+# the threads; each chunk starts with zeroed working memory
 GAMES_PER_CHUNK = 16
 # result row prefix written by the runner itself
 COL_INDEX = 0
@@ -154,67 +155,36 @@ def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, im
     return n
 
 
-def run_batch(params, players, seed, start, count, bot_kind, bot_params, state_size,
-              imem_size, fmem_size, max_decisions, out):
+def play_games(params, players, seed, start, count, bot_kind, bot_params, state, rng, imem, fmem,
+               view, legal, max_decisions, actions, out):
     """Play games ``start … start+count-1`` into ``out[g]`` (one result row each), on the
-    calling thread (``runtime.runner.Batch.run`` spreads pieces of a batch over threads:
-    compiled with ``nogil``, not as a Numba ``prange`` loop, whose parallel compile took
-    about a fifth of a cold compile).  Each chunk of ``GAMES_PER_CHUNK`` games allocates
-    its buffers once."""
-    nchunks = (count + GAMES_PER_CHUNK - 1) // GAMES_PER_CHUNK
-    for c in range(nchunks):
-        state = np.empty(state_size, np.int64)
-        rng = np.empty(players, np.int64)
-        imem = np.zeros((players, imem_size), np.int64)
-        fmem = np.zeros((players, fmem_size), np.float64)
-        view = np.empty(state_size, np.int64)
-        legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821 (bound per game)
-        record = np.empty(0, np.int64)
-        lo = c * GAMES_PER_CHUNK
-        hi = min(count, lo + GAMES_PER_CHUNK)
-        for g in range(lo, hi):
-            n = play_game(state, params, players, seed, start + g, bot_kind, bot_params,
-                          rng, imem, fmem, view, legal, record, max_decisions)
-            out[g, COL_INDEX] = start + g
-            out[g, COL_DECISIONS] = n
-            summarize(state, params, players, out[g, ROW_PREFIX:])  # noqa: F821
+    calling thread, in the buffers it is handed (``runtime.runner.Batch`` allocates them
+    per call; ``Batch.run`` spreads pieces of a batch over threads: compiled with ``nogil``,
+    not as a Numba ``prange`` loop, whose parallel compile took about a fifth of a cold
+    compile).  The seats' working memory is zeroed every ``GAMES_PER_CHUNK`` games from
+    ``start``, where pieces start.
 
-
-def play_recorded(params, players, seed, index, bot_kind, bot_params, state_size,
-                  imem_size, fmem_size, max_decisions, record, out_row):
-    """Game ``index`` alone, with its action sequence (for traces and ``show``)."""
-    state = np.empty(state_size, np.int64)
-    rng = np.empty(players, np.int64)
-    imem = np.zeros((players, imem_size), np.int64)
-    fmem = np.zeros((players, fmem_size), np.float64)
-    view = np.empty(state_size, np.int64)
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
-    n = play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
-                  view, legal, record, max_decisions)
-    out_row[COL_INDEX] = index
-    out_row[COL_DECISIONS] = n
-    summarize(state, params, players, out_row[ROW_PREFIX:])  # noqa: F821
-    return n
-
-
-def record_batch(params, players, seed, start, count, bot_kind, bot_params, state_size,
-                 imem_size, fmem_size, max_decisions, actions):
-    """Games ``start …`` one after another (one thread), their actions back to back in
-    ``actions``; returns how many games fitted whole (for ``playlab bench``)."""
-    state = np.empty(state_size, np.int64)
-    rng = np.empty(players, np.int64)
-    imem = np.zeros((players, imem_size), np.int64)
-    fmem = np.zeros((players, fmem_size), np.float64)
-    view = np.empty(state_size, np.int64)
-    legal = np.empty(NUM_ACTIONS, np.int64)  # noqa: F821
+    With ``actions`` not empty the games are also recorded, their actions back to back,
+    and play stops after the first game whose actions did not fit whole: returns how many
+    did (``count`` when ``actions`` is empty).  One entry point for batches, a game's record
+    and ``playlab bench``: each entry point compiles again everything inlined into it, the
+    whole chain of bots, so a chain used both ways compiles once, not twice."""
+    recording = actions.shape[0] > 0
     pos = 0
     for g in range(count):
-        record = actions[pos:]
-        n = play_game(state, params, players, seed, start + g, bot_kind, bot_params, rng,
-                      imem, fmem, view, legal, record, max_decisions)
-        if n < 0 or n > record.shape[0]:
-            return g
-        pos += n
+        if g % GAMES_PER_CHUNK == 0:
+            imem[:] = 0
+            fmem[:] = 0
+        # past the end of a full buffer the slice is empty: the game plays unrecorded
+        n = play_game(state, params, players, seed, start + g, bot_kind, bot_params, rng, imem, fmem,
+                      view, legal, actions[pos:], max_decisions)
+        out[g, COL_INDEX] = start + g
+        out[g, COL_DECISIONS] = n
+        summarize(state, params, players, out[g, ROW_PREFIX:])  # noqa: F821
+        if recording:
+            if n < 0 or pos + n > actions.shape[0]:
+                return g
+            pos += n
     return count
 
 
@@ -234,7 +204,7 @@ def replay_loop(params, players, seed, start, count, actions, state, rng, bot_ki
 
 
 def replay_with_random(params, players, seed, start, count, actions, state_size):
-    """The games ``record_batch`` kept, played again from their actions while the random
+    """The games ``play_games`` recorded, played again from their actions while the random
     bot also chooses in every position (its choice is thrown away): the same engine work
     plus one random decision per position.  Timed against the bots' own run it gives what
     their decisions cost next to random ones in the same positions.  Returns the actions
@@ -270,15 +240,15 @@ def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, l
     return n
 
 
-TEMPLATES = ("choose_action", "start_game", "play_game", "run_batch", "play_recorded", "record_batch",
-             "replay_loop", "replay_with_random", "advance")
+TEMPLATES = ("choose_action", "start_game", "play_game", "play_games", "replay_loop", "replay_with_random",
+             "advance")
 LINK_TEMPLATES = {"view": "link_view", "state": "link_state"}
 NO_NRT = {"_nrt": False}
 # Every separately compiled function is optimised again, and turned into machine code again,
 # with all it calls linked in: the links are inlined into the loop (Numba's own inlining)
 # so that a bot's code is not compiled once more per link of the chain.
 INLINE = {"inline": "always"}
-JIT_OPTIONS = {"run_batch": {"nogil": True}, "choose_action": {**INLINE, **NO_NRT},
-               "play_game": NO_NRT, "replay_loop": NO_NRT, "advance": NO_NRT,
+JIT_OPTIONS = {"play_games": {"nogil": True, **NO_NRT}, "choose_action": {**INLINE, **NO_NRT},
+               "play_game": {**INLINE, **NO_NRT}, "replay_loop": NO_NRT, "advance": NO_NRT,
                "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT,
                "legal_answer": {**INLINE, **NO_NRT}}

@@ -222,7 +222,7 @@ def test_compile_notice_only_when_cache_is_cold(tmp_path, monkeypatch):
     from simcore.protocol import game_tag
 
     (tmp_path / "simcore_x").mkdir()
-    (tmp_path / "simcore_x" / f"engine.{game_tag(game)}__bots_abc__run_batch-80.py311.nbi").write_bytes(b"")
+    (tmp_path / "simcore_x" / f"engine.{game_tag(game)}__bots_abc__play_games-80.py311.nbi").write_bytes(b"")
     assert not cache_is_cold(game, "bots_abc")
     assert cache_is_cold(game, "bots_other")  # another chain of bots is still cold
 

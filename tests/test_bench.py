@@ -30,7 +30,7 @@ def test_recorded_games_replay_exactly_and_match_single_game_records():
     assert batch.replay_with_random(0, games, actions[:-1]) == -1
 
 
-def test_record_batch_stops_at_the_last_game_that_fits():
+def test_recording_stops_at_the_last_game_that_fits():
     config = RunConfig.build("sequence-stacks", 2, ["greedy"], {}, 2)
     batch = Batch(config)
     first = int(batch.run(0, 1)[0, config.columns().index("decisions")])

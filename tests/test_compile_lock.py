@@ -38,10 +38,10 @@ def test_the_first_call_waits_for_the_chains_lock_and_later_calls_do_not(tmp_pat
 
 def test_every_entry_point_of_a_chain_is_locked_by_the_chains_name():
     k = kernels_for("kuhn", ())
-    names = {getattr(k, n)._lock_name for n in ("run_batch", "play_recorded", "choose_action", "start_game")}
+    names = {getattr(k, n)._lock_name for n in ("play_games", "advance", "choose_action", "start_game")}
     assert len(names) == 1 and "kuhn" in names.pop()
     other = kernels_for("kuhn", ("flatmc",))
-    assert other.run_batch._lock_name != k.run_batch._lock_name
+    assert other.play_games._lock_name != k.play_games._lock_name
 
 
 def test_a_lock_folder_that_cannot_be_written_locks_nothing_and_fails_nothing():

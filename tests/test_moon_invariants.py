@@ -128,7 +128,7 @@ def test_trace_matches_results_row():
 
 
 def test_random_fast_path_equals_step_by_step():
-    """run_batch plays all-random games through ``random_run``; recording steps through
+    """play_games plays all-random games through ``random_run``; recording steps through
     ``random_action`` + ``apply``: every result column must agree."""
     for variant in VARIANTS:
         config = RunConfig.build("moon", 3, "random", variant, 31)
