@@ -38,6 +38,8 @@ def restricted_play(game: str, pairwise: pd.DataFrame) -> pd.DataFrame:
     from scipy import stats as sps
     from statsmodels.stats.multitest import multipletests
 
+    from .stats import alike_on_every_deal
+
     rows = []
     for r in pairwise.itertuples():
         for base, other, sign in ((r.bot_a, r.bot_b, 1.0), (r.bot_b, r.bot_a, -1.0)):
@@ -51,9 +53,8 @@ def restricted_play(game: str, pairwise: pd.DataFrame) -> pd.DataFrame:
                 p = float(2 * sps.norm.sf(abs(diff) / se))
             elif se == 0:  # no spread: every deal gave the same difference
                 lo = hi = diff
-                # none (the base never made the move), or the same one on every deal: a sign
-                # test over the deals (p = 0 claimed a finding from two deals)
-                p = 1.0 if diff == 0 else float(sps.binomtest(deals, deals, 0.5).pvalue) if deals else float("nan")
+                # none (the base never made the move), or the same one on every deal
+                p = 1.0 if diff == 0 else alike_on_every_deal(deals)
             else:  # one deal: its difference has no spread to test against
                 lo = hi = p = float("nan")
             rows.append({"forbidden": got[1], "base": base, "restricted": other, "games": int(r.games),

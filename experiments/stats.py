@@ -182,6 +182,14 @@ def binomial_test(successes: int, trials: int, p: float, alternative: str = "two
     return float(stats.binomtest(int(successes), int(trials), p, alternative=alternative).pvalue)
 
 
+def alike_on_every_deal(deals: int) -> float:
+    """p of a nonzero difference that each of ``deals`` deals showed alike, so that there is no
+    spread to test it against: a two-sided sign test over the deals (``binomial_test(n, n,
+    0.5)`` = 2 × 0.5ⁿ; a p of 0 from no spread would claim a finding from two deals).  nan
+    with no deal."""
+    return binomial_test(deals, deals, 0.5) if deals > 0 else float("nan")
+
+
 def adjust_pvalues(pvalues, method: str = "holm", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     """Multiple-comparison adjustment by ``statsmodels.stats.multitest.multipletests``.
 
@@ -695,10 +703,13 @@ def pairwise_from_orders(bots, codes, ranks, counts, alpha: float = 0.05) -> pd.
     n_bots = len(bots)
     tally = np.asarray(counts, dtype=float) @ pair_outcomes(n_bots, codes, ranks)  # ahead, behind, tied
     # whole games as integers; a game whose bot held several seats may split into fractions
-    # (tournament.Collector's game_counts: its sub-games 1/k each)
+    # (tournament.Collector's game_counts: its sub-games 1/k each), whose float sums are
+    # rounded where they would print as 1200.0000000000007
     whole = np.allclose(tally, np.rint(tally))
-    wins_a, wins_b, shared = ((np.rint(t).astype(np.int64) if whole else t) for t in tally)
+    wins_a, wins_b, shared = ((np.rint(t).astype(np.int64) if whole else np.round(t, 9)) for t in tally)
     total = wins_a + wins_b + shared
+    if not whole and np.allclose(total, np.rint(total)):
+        total = np.rint(total).astype(np.int64)
     met = np.flatnonzero(total > 0)
     a, b = np.divmod(met, n_bots)
     score = wins_a[met] + shared[met] / 2

@@ -334,9 +334,8 @@ def _paired_test(pair: _Pair) -> dict:
         # the same value on every deal (the same games, or e.g. no game truncated under either)
         test["untested"] = "the same on every deal under both settings"
     elif se_paired == 0:
-        # every deal moved by the same amount: a sign test over the deals (p = 0 claimed a
-        # finding from two deals)
-        test.update(p=float(sps.binomtest(pair.d.n, pair.d.n, 0.5).pvalue), tested=True)
+        # every deal moved by the same amount
+        test.update(p=stats.alike_on_every_deal(pair.d.n), tested=True)
     else:
         test.update(p=float(2 * sps.t.sf(abs(pair.d.mean / se_paired), pair.d.n - 1)), tested=True)
     return test

@@ -558,3 +558,18 @@ def test_seat_table_by_deal_is_as_sure_as_the_games_when_a_deals_games_differ_fr
     assert (t["deals"] == 200).all()
     width, game_width = t["share_high"] - t["share_low"], rows["share_high"] - rows["share_low"]
     assert (width < 1.15 * game_width).all() and (width > 0.85 * game_width).all()
+
+
+def test_pairwise_counts_made_of_sub_games_print_without_float_noise():
+    """A game whose bot held several seats counts 1/k per sub-game (tournament.Collector),
+    and thousands of thirds summed to 1200.0000000000064 "games" in pairwise.csv."""
+    from experiments.stats import pairwise_from_orders
+
+    codes, ranks = np.array([[0, 1], [1, 0]]), np.array([[0, 1], [0, 1]])
+    thirds, sixths = sum([1 / 3] * 3600), sum([1 / 6] * 1200)
+    assert thirds != 1200 and sixths != 200  # the noise this is about
+    whole = pairwise_from_orders(["a", "b"], codes, ranks, np.array([thirds, sixths])).iloc[0]
+    assert (whole["games"], whole["wins_a"], whole["wins_b"]) == (1400, 1200, 200)
+    assert isinstance(whole["games"], (int, np.integer))
+    half = pairwise_from_orders(["a", "b"], codes, ranks, np.array([thirds, sixths + 0.5])).iloc[0]
+    assert (half["games"], half["wins_a"], half["wins_b"]) == (1400.5, 1200.0, 200.5)  # exactly
