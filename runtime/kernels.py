@@ -125,9 +125,10 @@ class CompiledOnce:
     together; the second now waits and loads what the first wrote.  Only the compile is
     under the lock, never the games."""
 
-    def __init__(self, dispatcher, lock_name: str):
+    def __init__(self, dispatcher, lock_name: str, announce=None):
         self._dispatcher = dispatcher
         self._lock_name = lock_name
+        self._announce = announce  # says that a compile starts, if it does (run under the lock)
         self._ready = False
         self._guard = threading.Lock()
 
@@ -145,6 +146,8 @@ class CompiledOnce:
                 return
             where = os.path.join(numba.config.CACHE_DIR, "locks") if numba.config.CACHE_DIR else None
             with file_lock(self._lock_name, where):
+                if self._announce is not None:
+                    self._announce()
                 d.compile(tuple(d.typeof_pyval(a) for a in args))
             self._ready = True
 
@@ -158,11 +161,15 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
     game = load_game(game_name)
     digest = chain_digest(game_name, bots)
     qualifier = f"bots_{digest}"
-    if cache_is_cold(game, qualifier):
-        # the first use compiles for a while in silence otherwise
-        what = f" with {', '.join(bots)}" if bots else ""
-        print(f"compiling the {game_name} kernels{what} (first use only; later runs load them from the cache)",
-              file=sys.stderr, flush=True)
+
+    def announce():
+        # the first use compiles for a while in silence otherwise; asked under the chain's
+        # lock, so a process that waited for another's compile loads it and says nothing
+        if cache_is_cold(game, qualifier):
+            what = f" with {', '.join(bots)}" if bots else ""
+            print(f"compiling the {game_name} kernels{what} (first use only; later runs load them from the cache)",
+                  file=sys.stderr, flush=True)
+
     chain = bind(engine, ("no_bot",), game, qualifier="chain_end", **engine.JIT_OPTIONS)["no_bot"]
     for k in range(len(bots), 0, -1):
         name = bots[k - 1]
@@ -177,4 +184,4 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
     bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)
     lock = f"playlab-compile-{game_tag(game)}-{qualifier}"
-    return types.SimpleNamespace(game=game, bots=bots, **{k: CompiledOnce(f, lock) for k, f in bound.items()})
+    return types.SimpleNamespace(game=game, bots=bots, **{k: CompiledOnce(f, lock, announce) for k, f in bound.items()})

@@ -36,6 +36,27 @@ def test_the_first_call_waits_for_the_chains_lock_and_later_calls_do_not(tmp_pat
         numba.config.CACHE_DIR = before
 
 
+def test_the_compile_notice_is_asked_for_under_the_lock_so_a_waiting_process_loads_in_silence(tmp_path):
+    """kernels_for's notice checks for a cold cache only once it holds the chain's lock: a
+    process that waited while another compiled finds the cache warm then and says nothing."""
+    args = (np.arange(3, dtype=np.int64), 2)
+    _total(*args)
+    asked = []
+    entry = CompiledOnce(_total, "chain-z", announce=lambda: asked.append(threading.get_ident()))
+    numba.config.CACHE_DIR, before = str(tmp_path), numba.config.CACHE_DIR
+    try:
+        with file_lock("chain-z", f"{tmp_path}/locks"):  # another process compiling the chain
+            caller = threading.Thread(target=entry, args=args)
+            caller.start()
+            caller.join(0.5)
+            assert caller.is_alive() and asked == []  # not asked while the other compiles
+        caller.join(10)
+        assert len(asked) == 1
+        assert entry(*args) == 6 and len(asked) == 1  # compiled: never asked again
+    finally:
+        numba.config.CACHE_DIR = before
+
+
 def test_every_entry_point_of_a_chain_is_locked_by_the_chains_name():
     k = kernels_for("kuhn", ())
     names = {getattr(k, n)._lock_name for n in ("play_games", "advance", "choose_action", "start_game")}
