@@ -245,16 +245,23 @@ class Interrupted(KeyboardInterrupt):
 
 def store_note(store: StudyStore, study: Study) -> str | None:
     """What a run of ``study.games`` games per configuration does with a store that holds
-    more or fewer of them (the first configuration stands for all: they advance together)."""
-    have = store.stored_games(0 if study.active is None else study.active[0])
+    more or fewer of them.  Configurations advance together, but a run interrupted in the
+    middle of a round leaves some of them a chunk ahead: the note gives the range."""
+    runs = range(len(study.configs)) if study.active is None else study.active
+    held = [store.stored_games(i) for i in runs]
+    lo, hi = min(held), max(held)
     want = study.games
-    if have == 0 or have == want:
+    if hi == 0 or lo == hi == want:
         return None
-    per = " per configuration" if len(study.configs) > 1 else ""
-    if have > want:
+    per = " per configuration" if len(held) > 1 else ""
+    have = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    if lo >= want:
         return (f"{store.path} holds {have} games{per}; using the first {want} (--games {want}); "
-                f"--games {have} uses them all")
-    return f"{store.path} holds {have} games{per}; extending to {want} ({want - have} more{per})"
+                f"--games {hi} uses them all")
+    more = sum(max(0, want - n) for n in held)
+    if lo == hi:
+        return f"{store.path} holds {have} games{per}; extending to {want} ({want - lo} more{per})"
+    return f"{store.path} holds {have} games{per}; {more} more to play, so that each has {want}"
 
 
 def execute_study(study: Study, executor=None, store: str | StudyStore | None = None,

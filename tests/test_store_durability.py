@@ -330,3 +330,23 @@ def test_an_edited_plugin_or_agent_is_a_different_study(tmp_path):
             f"error: {out} holds results of a different study: the code it plays differs: "
             f"{kind} {edited.resolve()} (edited?); use another --out directory"]
         assert len(load_results(out)) == 20  # nothing computed is lost
+
+
+def test_the_resume_note_gives_the_range_when_an_interrupt_left_configurations_apart():
+    """A run stopped in the middle of a round leaves some configurations a chunk ahead: the
+    note reads every configuration's count, not the first one's."""
+    from types import SimpleNamespace
+
+    from experiments.study import store_note
+
+    def note(held, games, active=None):
+        store = SimpleNamespace(path="r", stored_games=lambda i: held[i])
+        return store_note(store, SimpleNamespace(configs=list(held), active=active, games=games))
+
+    assert note([200, 100, 100], 300) == "r holds 100 to 200 games per configuration; 500 more to play, so that each has 300"
+    assert note([100, 200], 150) == "r holds 100 to 200 games per configuration; 50 more to play, so that each has 150"
+    assert note([200, 100], 100) == ("r holds 100 to 200 games per configuration; using the first 100 (--games 100); "
+                                     "--games 200 uses them all")
+    assert note([100, 100], 150) == "r holds 100 games per configuration; extending to 150 (50 more per configuration)"
+    assert note([0, 100, 0], 100, active=[0, 2]) is None  # only the active ones count
+    assert note([100, 100], 100) is None
