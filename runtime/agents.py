@@ -343,8 +343,7 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
     limit = batch.max_decisions
     while True:
         if record is None:
-            taken = int(k.advance(state, batch.params, batch.kinds, batch.bot_params, rng, imem, fmem, view, legal,
-                                  limit - n))
+            taken = batch.advance(state, rng, imem, fmem, view, legal, limit - n)
             if taken < 0:  # engine.REFUSED: the compiled bot to move chose a move that is not legal
                 p = int(module.current_player(state))
                 raise refused(c, p, index)

@@ -7,7 +7,7 @@ seat of game ``game``; ``options`` are the game's rule options (``playlab games 
 - **Opponents** are bot specs as in ``playlab play`` (``greedy``, ``mcts:iterations=200``,
   ``py:FILE:CLASS`` …): one spec for every other seat, or one per other seat in seat order
   (``players`` is then inferred).  Compiled bots decide through the engine's own compiled
-  loop (``engine.advance`` over ``choose_action``, the dispatch ``playlab play`` uses) with
+  loop (``Batch.advance``: the engine's ``advance`` over the dispatch ``playlab play`` uses) with
   the engine's per-seat streams (seat s: ``stream_key(seed, index, bot_stream(s))``,
   advanced only by its own decisions) and their own memory rows; a Python agent is asked
   as in any run (``runtime.agents``).  So ``reset(seed=S)`` is game 0 of ``playlab play
@@ -190,12 +190,11 @@ class PlaylabGymEnv(gymnasium.Env):
     def _play_others(self) -> None:
         """The other seats' decisions until the learner's seat must decide or the game ends."""
         b = self.batch
-        k = b.kernels
         module = self.module
         limit = b.max_decisions
         while True:
-            taken = int(k.advance(self.state, b.params, self.kinds, b.bot_params, self._rng, self._imem,
-                                  self._fmem, self._view, self._legal, limit - self.decisions))
+            taken = b.advance(self.state, self._rng, self._imem, self._fmem, self._view, self._legal,
+                              limit - self.decisions, kinds=self.kinds)
             if taken < 0:  # engine.REFUSED: the opponent's bot to move chose a move that is not legal
                 p = int(module.current_player(self.state))
                 raise refused(self.config, p, self.index)

@@ -184,4 +184,5 @@ def kernels_for(game_name: str, bots: tuple[str, ...] = ()) -> types.SimpleNames
     extra = {"dispatch": chain, "NUM_ACTIONS": max(1, game.INFO.num_actions)}
     bound = bind(engine, engine.TEMPLATES, game, extra=extra, qualifier=qualifier, **engine.JIT_OPTIONS)
     lock = f"playlab-compile-{game_tag(game)}-{qualifier}"
-    return types.SimpleNamespace(game=game, bots=bots, **{k: CompiledOnce(f, lock, announce) for k, f in bound.items()})
+    return types.SimpleNamespace(game=game, bots=bots, **{k: CompiledOnce(bound[k], lock, announce)
+                                                          for k in engine.ENTRY_POINTS})

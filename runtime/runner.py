@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bots.registry import Bot, bot_arrays, compiled_names, memory_arrays, parse_bots
-from simcore.engine import COL_DECISIONS, GAMES_PER_CHUNK, REFUSED_BY_SEAT
+from simcore.engine import COL_DECISIONS, CONTINUE, GAMES_PER_CHUNK, REFUSED, REFUSED_BY_SEAT
 from simcore.games import load_game
 from simcore.options import set_options
 from . import KernelError, RefusedMove, refused  # noqa: F401 (raised here, imported from here by callers)
@@ -22,6 +22,7 @@ from .kernels import kernels_for
 # actions recorded per traced game before the buffer has to grow
 RECORD_START = 4096
 NO_ACTIONS = np.empty(0, np.int64)  # play_games records nothing
+NO_ROWS = np.zeros((0, 0), np.int64)  # play_games continuing a game writes no result row
 
 
 # (name pattern, meaning) of the columns the runner adds to every game's own
@@ -300,14 +301,26 @@ class Batch:
         return self.kernels.replay_with_random(self.params, c.players, c.seed, start, count, actions,
                                                self.state_size)
 
+    def advance(self, state: np.ndarray, rng: np.ndarray, imem: np.ndarray, fmem: np.ndarray, view: np.ndarray,
+                legal: np.ndarray, limit: int, kinds: np.ndarray | None = None) -> int:
+        """The compiled seats' decisions of the game in ``state`` (``engine.advance``, through
+        ``play_games`` with ``CONTINUE``), until a Python agent's seat (``kinds``: the run's
+        unless given) must decide, the game ends or ``limit`` decisions were taken: how many
+        were taken, or ``engine.REFUSED`` (the bot to move chose a move that is not legal)."""
+        c = self.config
+        return int(self.kernels.play_games(self.params, c.players, c.seed, CONTINUE, limit,
+                                           self.kinds if kinds is None else kinds, self.bot_params, state, rng, imem,
+                                           fmem, view, legal, self.max_decisions, NO_ACTIONS, NO_ROWS))
+
     def bot_action(self, state: np.ndarray, seat: int, rng: np.ndarray, imem: np.ndarray,
                    fmem: np.ndarray, index: int | None = None) -> int:
-        """One decision of ``seat``'s bot, through the engine's own compiled dispatch
-        (``engine.choose_action``): given the streams ``rng`` (seat s at
-        ``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and
-        the seat's memory rows, it is the choice the engine's loop makes (``playlab human``)."""
-        a = int(self.kernels.choose_action(self.kinds, self.bot_params, state, self.params, rng,
-                                           int(seat), imem, fmem, self._view, self._legal))
+        """One decision of ``seat``'s bot (the seat to move), through the engine's own compiled
+        dispatch: given the streams ``rng`` (seat s at ``stream_key(seed, index,
+        bot_stream(s))``, advanced only by its own decisions) and the seat's memory rows, it is
+        the choice the engine's loop makes (``playlab human``, ``check``, ``bench``).
+        ``state`` is left as it was."""
+        a = decide(self.kernels, self.params, self.kinds, self.bot_params, state, rng, int(seat), imem, fmem,
+                   self._view, self._legal)
         if a < 0:
             raise refused(self.config, int(seat), index)
         return a
@@ -341,10 +354,26 @@ def choose(game: str, bots: Sequence[Bot], state: np.ndarray, params: np.ndarray
     kinds, bp = bot_arrays(bots)
     view = np.zeros(state.shape[0], np.int64)
     legal = np.zeros(max(1, k.game.INFO.num_actions), np.int64)
-    a = int(k.choose_action(kinds, bp, state, params, rng, int(seat), imem, fmem, view, legal))
+    a = decide(k, params, kinds, bp, state, rng, int(seat), imem, fmem, view, legal)
     if a < 0:
         raise RefusedMove(f"bot {bots[seat].label} (seat {seat}) chose a move that is not legal here")
     return a
+
+
+def decide(kernels, params: np.ndarray, kinds: np.ndarray, bot_params: np.ndarray, state: np.ndarray,
+           rng: np.ndarray, seat: int, imem: np.ndarray, fmem: np.ndarray, view: np.ndarray,
+           legal: np.ndarray) -> int:
+    """The action of ``seat``'s bot, ``seat`` being the seat to move in ``state``, or
+    ``engine.REFUSED`` (a move that is not legal, or no compiled bot there): ``play_games``
+    continues a copy of the game by one decision, so the chain needs no entry point of its
+    own for single decisions.  ``rng`` and the memory rows advance as in the engine's loop."""
+    module = kernels.game
+    if module.is_terminal(state) or int(module.current_player(state)) != seat:
+        raise ValueError(f"seat {seat} is not the seat to move")
+    taken = np.full(1, REFUSED, np.int64)
+    n = kernels.play_games(params, len(rng), 0, CONTINUE, 1, kinds, bot_params, state.copy(), rng, imem, fmem,
+                           view, legal, 0, taken, NO_ROWS)
+    return int(taken[0]) if n == 1 else REFUSED
 
 
 # pieces per thread in one batch: enough to even out games of different lengths

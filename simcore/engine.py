@@ -30,6 +30,7 @@ from .rng import CHANCE_STREAM, bot_stream, stream_key
 
 RANDOM_BOT = 0
 AGENT_KIND = -1  # a Python agent's seat (bots.registry.AGENT_KIND)
+CONTINUE = -1  # play_games' start for "the game already in state goes on" (games are numbered from 0)
 # games are handed to threads in chunks: lengths vary a lot, so small chunks balance
 # the threads; each chunk starts with zeroed working memory
 GAMES_PER_CHUNK = 16
@@ -166,9 +167,18 @@ def play_games(params, players, seed, start, count, bot_kind, bot_params, state,
 
     With ``actions`` not empty the games are also recorded, their actions back to back,
     and play stops after the first game whose actions did not fit whole: returns how many
-    did (``count`` when ``actions`` is empty).  One entry point for batches, a game's record
-    and ``playlab bench``: each entry point compiles again everything inlined into it, the
-    whole chain of bots, so a chain used both ways compiles once, not twice."""
+    did (``count`` when ``actions`` is empty).
+
+    With ``start`` = ``CONTINUE`` the game already in ``state`` goes on instead, with no deal
+    and no memory zeroed: ``advance`` for at most ``count`` decisions (``out`` unused).  That
+    is how Python agents' games, the Gymnasium environment and one bot decision at a time
+    (``Batch.bot_action``: ``playlab check``, ``human``, ``bench``) run.
+
+    One entry point for all of these: each entry point compiles again everything inlined into
+    it, the whole chain of bots, so a chain used several ways compiles once, not once per
+    way (the suite's cold compiles were most of CI's time)."""
+    if start == CONTINUE:
+        return advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, count, actions)
     recording = actions.shape[0] > 0
     pos = 0
     for g in range(count):
@@ -222,11 +232,12 @@ def replay_with_random(params, players, seed, start, count, actions, state_size)
                        bot_params, imem, fmem, view, legal)
 
 
-def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, limit):
+def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, limit, actions):
     """The compiled seats' decisions of a game already started, until a Python agent's
     seat must decide, the game ends or ``limit`` decisions were taken; returns how many
     were taken (the caller reads ``current_player``), or ``REFUSED`` when the bot of the
-    seat to move chose a move that is not legal (not applied)."""
+    seat to move chose a move that is not legal (not applied).  The first
+    ``len(actions)`` actions taken are written to ``actions``."""
     n = 0
     while n < limit and not is_terminal(state):  # noqa: F821
         p = current_player(state)  # noqa: F821
@@ -235,13 +246,18 @@ def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, l
         a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
         if a < 0:
             return REFUSED  # seat p's bot chose a move that is not legal: the caller says so
+        if n < actions.shape[0]:
+            actions[n] = a
         apply(state, params, a)  # noqa: F821
         n += 1
     return n
 
 
-TEMPLATES = ("choose_action", "start_game", "play_game", "play_games", "replay_loop", "replay_with_random",
-             "advance")
+TEMPLATES = ("choose_action", "start_game", "play_game", "advance", "play_games", "replay_loop",
+             "replay_with_random")
+# what Python calls (``runtime.kernels.kernels_for`` exposes only these): every other template
+# is inlined into them, and each further entry point would compile the chain of bots again
+ENTRY_POINTS = ("start_game", "play_games", "replay_with_random")
 LINK_TEMPLATES = {"view": "link_view", "state": "link_state"}
 NO_NRT = {"_nrt": False}
 # Every separately compiled function is optimised again, and turned into machine code again,
@@ -249,6 +265,6 @@ NO_NRT = {"_nrt": False}
 # so that a bot's code is not compiled once more per link of the chain.
 INLINE = {"inline": "always"}
 JIT_OPTIONS = {"play_games": {"nogil": True, **NO_NRT}, "choose_action": {**INLINE, **NO_NRT},
-               "play_game": {**INLINE, **NO_NRT}, "replay_loop": NO_NRT, "advance": NO_NRT,
+               "play_game": {**INLINE, **NO_NRT}, "replay_loop": NO_NRT, "advance": {**INLINE, **NO_NRT},
                "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT,
                "legal_answer": {**INLINE, **NO_NRT}}

@@ -59,7 +59,9 @@ def test_the_compile_notice_is_asked_for_under_the_lock_so_a_waiting_process_loa
 
 def test_every_entry_point_of_a_chain_is_locked_by_the_chains_name():
     k = kernels_for("kuhn", ())
-    names = {getattr(k, n)._lock_name for n in ("play_games", "advance", "choose_action", "start_game")}
+    from simcore.engine import ENTRY_POINTS
+
+    names = {getattr(k, n)._lock_name for n in ENTRY_POINTS}
     assert len(names) == 1 and "kuhn" in names.pop()
     other = kernels_for("kuhn", ("flatmc",))
     assert other.play_games._lock_name != k.play_games._lock_name
