@@ -341,20 +341,15 @@ def play_agent_game(batch, index: int, record: list | None = None) -> np.ndarray
     seats.start(index)
     n = 0
     limit = batch.max_decisions
+    taken_actions = np.empty(0 if record is None else limit, np.int64)  # the compiled seats' moves, when recorded
     while True:
-        if record is None:
-            taken = batch.advance(state, rng, imem, fmem, view, legal, limit - n)
-            if taken < 0:  # engine.REFUSED: the compiled bot to move chose a move that is not legal
-                p = int(module.current_player(state))
-                raise refused(c, p, index)
-            n += taken
-        else:  # one decision at a time, each recorded
-            while not module.is_terminal(state) and batch.kinds[module.current_player(state)] >= 0 and n < limit:
-                p = int(module.current_player(state))
-                a = batch.bot_action(state, p, rng, imem, fmem, index)
-                record.append(a)
-                module.apply(state, batch.params, a)
-                n += 1
+        taken = batch.advance(state, rng, imem, fmem, view, legal, limit - n, actions=taken_actions)
+        if taken < 0:  # engine.REFUSED: the compiled bot to move chose a move that is not legal
+            p = int(module.current_player(state))
+            raise refused(c, p, index)
+        if record is not None:
+            record.extend(int(a) for a in taken_actions[:taken])
+        n += taken
         if module.is_terminal(state):
             break
         if n >= limit:

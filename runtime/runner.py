@@ -302,15 +302,17 @@ class Batch:
                                                self.state_size)
 
     def advance(self, state: np.ndarray, rng: np.ndarray, imem: np.ndarray, fmem: np.ndarray, view: np.ndarray,
-                legal: np.ndarray, limit: int, kinds: np.ndarray | None = None) -> int:
+                legal: np.ndarray, limit: int, kinds: np.ndarray | None = None,
+                actions: np.ndarray = NO_ACTIONS) -> int:
         """The compiled seats' decisions of the game in ``state`` (``engine.advance``, through
         ``play_games`` with ``CONTINUE``), until a Python agent's seat (``kinds``: the run's
         unless given) must decide, the game ends or ``limit`` decisions were taken: how many
-        were taken, or ``engine.REFUSED`` (the bot to move chose a move that is not legal)."""
+        were taken, or ``engine.REFUSED`` (the bot to move chose a move that is not legal).
+        The first ``len(actions)`` actions taken are written to ``actions``."""
         c = self.config
         return int(self.kernels.play_games(self.params, c.players, c.seed, CONTINUE, limit,
                                            self.kinds if kinds is None else kinds, self.bot_params, state, rng, imem,
-                                           fmem, view, legal, self.max_decisions, NO_ACTIONS, NO_ROWS))
+                                           fmem, view, legal, self.max_decisions, actions, NO_ROWS))
 
     def bot_action(self, state: np.ndarray, seat: int, rng: np.ndarray, imem: np.ndarray,
                    fmem: np.ndarray, index: int | None = None) -> int:

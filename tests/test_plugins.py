@@ -33,6 +33,19 @@ def test_a_python_agent_and_its_compiled_twin_write_identical_rows():
     assert not np.array_equal(compiled, Batch(RunConfig.build("kuhn", 2, "nash,nash", {}, 5)).run(0, 300))
 
 
+def test_a_recorded_agent_game_is_its_compiled_twins_game_move_for_move():
+    """A trace of a game with a Python agent records the compiled seats' moves as the engine
+    takes them (``Batch.advance`` writing what it took), then the agent's: the same actions
+    and row as the compiled twin's recorded game."""
+    load_plugin(FIRST_LEGAL_BOT)
+    compiled = Batch(RunConfig.build("moon", 3, "greedy,first-legal,greedy", {}, 2))
+    agent = Batch(RunConfig.build("moon", 3, f"greedy,{FIRST_LEGAL_AGENT},greedy", {}, 2))
+    for index in (0, 3):
+        actions, row = compiled.record(index)
+        agent_actions, agent_row = agent.record(index)
+        assert len(actions) > 30 and np.array_equal(agent_actions, actions) and np.array_equal(agent_row, row)
+
+
 def test_the_twins_agree_in_moon_too_and_in_two_processes(monkeypatch):
     """Moon, the spec's own example: the agent's games split over two worker processes
     give the compiled bot's rows."""
