@@ -2,7 +2,7 @@
 
 The game is ``simcore.game.Game`` (game ``index`` of run ``seed``: the deal ``playlab play``
 gives that index).  The bots choose through the engine's own compiled dispatch
-(``Batch.bot_action``, through the engine's compiled dispatch) with the engine's streams (seat s:
+(``Batch.bot_action``) with the engine's streams (seat s:
 ``stream_key(seed, index, bot_stream(s))``, advanced only by its own decisions) and their
 own memory rows, so a bot's choice in any position is the one it makes in ``playlab play``;
 fed the choices the engine's bot would have made for the person's seat, the game is the
