@@ -258,9 +258,9 @@ def store_note(store: StudyStore, study: Study) -> str | None:
     if lo >= want:
         return (f"{store.path} holds {have} games{per}; using the first {want} (--games {want}); "
                 f"--games {hi} uses them all")
-    more = sum(max(0, want - n) for n in held)
     if lo == hi:
         return f"{store.path} holds {have} games{per}; extending to {want} ({want - lo} more{per})"
+    more = sum(max(0, want - n) for n in held)
     return f"{store.path} holds {have} games{per}; {more} more to play, so that each has {want}"
 
 
