@@ -309,10 +309,8 @@ class Batch:
         unless given) must decide, the game ends or ``limit`` decisions were taken: how many
         were taken, or ``engine.REFUSED`` (the bot to move chose a move that is not legal).
         The first ``len(actions)`` actions taken are written to ``actions``."""
-        c = self.config
-        return int(self.kernels.play_games(self.params, c.players, c.seed, CONTINUE, limit,
-                                           self.kinds if kinds is None else kinds, self.bot_params, state, rng, imem,
-                                           fmem, view, legal, self.max_decisions, actions, NO_ROWS))
+        return continue_game(self.kernels, self.params, self.kinds if kinds is None else kinds, self.bot_params,
+                             state, rng, imem, fmem, view, legal, limit, actions)
 
     def bot_action(self, state: np.ndarray, seat: int, rng: np.ndarray, imem: np.ndarray,
                    fmem: np.ndarray, index: int | None = None) -> int:
@@ -373,9 +371,19 @@ def decide(kernels, params: np.ndarray, kinds: np.ndarray, bot_params: np.ndarra
     if module.is_terminal(state) or int(module.current_player(state)) != seat:
         raise ValueError(f"seat {seat} is not the seat to move")
     taken = np.full(1, REFUSED, np.int64)
-    n = kernels.play_games(params, len(rng), 0, CONTINUE, 1, kinds, bot_params, state.copy(), rng, imem, fmem,
-                           view, legal, 0, taken, NO_ROWS)
+    n = continue_game(kernels, params, kinds, bot_params, state.copy(), rng, imem, fmem, view, legal, 1, taken)
     return int(taken[0]) if n == 1 else REFUSED
+
+
+def continue_game(kernels, params: np.ndarray, kinds: np.ndarray, bot_params: np.ndarray, state: np.ndarray,
+                  rng: np.ndarray, imem: np.ndarray, fmem: np.ndarray, view: np.ndarray, legal: np.ndarray,
+                  limit: int, actions: np.ndarray = NO_ACTIONS) -> int:
+    """``play_games`` with ``CONTINUE``: the compiled seats' decisions of the game in
+    ``state``, at most ``limit``, the first ``len(actions)`` of them written to ``actions``;
+    how many were taken, or ``engine.REFUSED``.  A game under way is neither dealt nor
+    capped here, so the run's seed and decision cap are not passed (the engine ignores them)."""
+    return int(kernels.play_games(params, len(rng), 0, CONTINUE, limit, kinds, bot_params, state, rng, imem, fmem,
+                                  view, legal, 0, actions, NO_ROWS))
 
 
 # pieces per thread in one batch: enough to even out games of different lengths
