@@ -9,10 +9,11 @@ handed a run whose game or bots a plugin registered (``RunConfig`` travels with 
 its plugins).
 
 What a plugin registers is recorded as the plugin's, and keyed by a digest of every source
-the plugin loaded: its own file (or package) and each module it imported that is not part
-of Python, an installed distribution or playlab, and of what its bots and games compile in
-from elsewhere (``simcore.codehash``: the plain values their code reads, the files of the
-helpers it reaches).  The compiled copies' names carry that digest, and the plugin's own
+the plugin loaded: its own file (or its top-level package, also when installed as a
+distribution) and each module it imported that is not part of Python, an installed
+distribution or playlab, and of what its bots and games compile in from elsewhere
+(``simcore.codehash``: the plain values their code reads, the files of the helpers it
+reaches, the version of an installed distribution whose code they call).  The compiled copies' names carry that digest, and the plugin's own
 ``cache=True`` kernels are cached in a directory named after it (those its import runs are
 compiled afresh first), so an edited plugin, a helper module or a data file read at import
 always compiles afresh.
@@ -58,15 +59,15 @@ def _module_name_for(path: str) -> str:
     return f"playlab_plugin_{stem}_{hashlib.sha256(path.encode()).hexdigest()[:8]}"
 
 
-def _foreign_files(modules) -> list[str]:
-    """Source files of ``modules`` that are neither Python's, an installed distribution's nor
-    playlab's own (those are keyed elsewhere)."""
-    return _foreign_paths(getattr(m, "__file__", None) for m in modules)
+def _foreign_files(modules, follow=()) -> list[str]:
+    """Source files of ``modules`` that are neither Python's, an installed distribution's
+    (unless under ``follow``) nor playlab's own (those are keyed elsewhere)."""
+    return _foreign_paths((getattr(m, "__file__", None) for m in modules), follow)
 
 
-def _foreign_paths(paths) -> list[str]:
+def _foreign_paths(paths, follow=()) -> list[str]:
     """The ``.py`` files of ``paths`` that are neither Python's, an installed distribution's
-    (``simcore.codehash.is_library_file``) nor playlab's own."""
+    (``simcore.codehash.is_library_file``; unless under ``follow``) nor playlab's own."""
     from simcore import PACKAGE_ROOT, KERNEL_PACKAGES
     from simcore.codehash import is_library_file
 
@@ -76,10 +77,21 @@ def _foreign_paths(paths) -> list[str]:
         if not f or not f.endswith(".py"):
             continue
         f = str(Path(f).resolve())
-        if is_library_file(f) or any(f.startswith(o + os.sep) for o in own):
+        if is_library_file(f, follow) or any(f.startswith(o + os.sep) for o in own):
             continue
         out.append(f)
     return sorted(set(out))
+
+
+def _own_roots(key: str) -> tuple[str, ...]:
+    """Where plugin ``key``'s own code lives, keyed file by file wherever it is: its file, or
+    its top-level package's folders (a plugin installed with pip lies among the installed
+    distributions, whose files are otherwise not read).  Call after its import."""
+    if _is_file(key):
+        return (str(Path(key).resolve()),)
+    top = sys.modules.get(key.split(".")[0])
+    paths = list(getattr(top, "__path__", None) or ()) or [getattr(top, "__file__", None)]
+    return tuple(sorted(str(Path(p).resolve()) for p in paths if p))
 
 
 def _digest(files: list[str], values: list[bytes] = ()) -> str:
@@ -95,20 +107,23 @@ def _digest(files: list[str], values: list[bytes] = ()) -> str:
     return h.hexdigest()[:16]
 
 
-def _registered_code(key: str) -> tuple[list[str], list[bytes]]:
+def _registered_code(key: str, follow=()) -> tuple[list[str], list[bytes]]:
     """The source files and plain values (``simcore.codehash.reached``) that the bots and
     games plugin ``key`` registered compile in, beyond the modules its import loaded: a
     constant read from a data file or the environment at import, a jitted helper of a module
-    another plugin loaded first, the modules a game given by name imports (loaded only now)."""
+    another plugin loaded first, the modules a game given by name imports (loaded only now);
+    and the name and version of each installed distribution whose code they call (but
+    playlab's environment: ``simcore.codehash.distributions``)."""
     from bots.registry import plugin_functions
-    from simcore.codehash import reached
+    from simcore.codehash import distributions, reached
     from simcore.games import plugin_game_modules
 
     functions = list(plugin_functions(key))
     for m in plugin_game_modules(key):
         functions += [v for v in vars(m).values() if getattr(getattr(v, "py_func", v), "__module__", None) == m.__name__]
-    files, values = reached(functions)
-    return _foreign_paths(files), values
+    stopped: set[str] = set()
+    files, values = reached(functions, follow, stopped)
+    return _foreign_paths(files, follow), values + distributions(stopped)
 
 
 def _recache(modules, digest: str, base: str | None) -> None:
@@ -213,9 +228,10 @@ def load_plugin(spec: str) -> types.ModuleType:
     before = set(sys.modules)
     with _import_cache() as cache_base:
         module = _import(spec, key)
-        reached_files, values = _registered_code(key)
+        follow = _own_roots(key)
+        reached_files, values = _registered_code(key, follow)
         new = [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None] + [module]
-        files = sorted(set(_foreign_files(new)) | set(reached_files))
+        files = sorted(set(_foreign_files(new, follow)) | set(reached_files))
         digest = _digest(files, values)
         module.__playlab_digest__ = digest
         _recache([m for m in new if getattr(m, "__file__", None) and str(Path(m.__file__).resolve()) in files], digest,

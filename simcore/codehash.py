@@ -14,12 +14,18 @@ source files of the functions it walked and the bytes of every plain value they 
 is followed through the attribute names the code uses.  Values of other kinds (dicts, sets,
 objects) are not frozen by Numba as constants and are left out: their ``repr`` need not
 repeat from one process to the next.
+
+Code inside an installed distribution is not read file by file: ``distributions`` names the
+distributions it stopped at by name and version, leaving out playlab and what it requires
+(the environment every compiled copy is built in).  Code its caller calls its own (``follow``:
+a plugin installed with pip lives in the same folder as numpy) is followed wherever it is.
 """
 from __future__ import annotations
 
 import hashlib
 import inspect
 import os
+import re
 import sysconfig
 import types
 from functools import lru_cache
@@ -31,15 +37,97 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 
 
 @lru_cache(maxsize=1)
+def _stdlib_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(sorted({str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib")}))
+
+
+@lru_cache(maxsize=1)
+def site_roots() -> tuple[str, ...]:
+    """The folders installed distributions live in."""
+    paths = sysconfig.get_paths()
+    return tuple(sorted({str(Path(paths[k]).resolve()) for k in ("purelib", "platlib")}))
+
+
 def _library_roots() -> tuple[str, ...]:
     """Python's and installed distributions' folders: code there is not followed."""
-    paths = sysconfig.get_paths()
-    return tuple(sorted({str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")}))
+    return _stdlib_roots() + site_roots()
 
 
-def is_library_file(path: str) -> bool:
-    """Whether ``path`` is Python's or an installed distribution's."""
-    return any(path.startswith(root + os.sep) for root in _library_roots())
+def _under(path: str, roots) -> bool:
+    return any(path == r or path.startswith(r + os.sep) for r in roots)
+
+
+def is_library_file(path: str, follow=()) -> bool:
+    """Whether ``path`` is Python's or an installed distribution's and not under ``follow``."""
+    return not _under(path, follow) and any(path.startswith(root + os.sep) for root in _library_roots())
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@lru_cache(maxsize=1)
+def _environment() -> frozenset[str]:
+    """playlab and every distribution it requires (with all of playlab's extras, and the
+    extras its requirements name), transitively."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    seen: set[tuple[str, str]] = set()
+    todo: list[tuple[str, str | None]] = [("playlab", None)]  # (name, extra; None: all)
+    while todo:
+        name, extra = todo.pop()
+        name = _normal(name)
+        if (name, str(extra)) in seen:
+            continue
+        seen.add((name, str(extra)))
+        try:
+            reqs = requires(name) or []
+        except PackageNotFoundError:
+            continue
+        for r in reqs:
+            marker = re.search(r"""extra\s*==\s*["']([^"']+)""", r)
+            if marker and extra is not None and _normal(marker.group(1)) != extra:
+                continue
+            if not marker and extra not in (None, ""):
+                continue  # a base requirement, followed with extra ""
+            m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?", r)
+            if m:
+                todo.append((m.group(1), ""))
+                for e in (m.group(2) or "").split(","):
+                    if e.strip():
+                        todo.append((m.group(1), _normal(e.strip())))
+    return frozenset(name for name, _ in seen)
+
+
+@lru_cache(maxsize=1)
+def _owners() -> dict[str, list[str]]:
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
+
+
+def distributions(paths) -> list[bytes]:
+    """``name==version`` of each installed distribution that a file of ``paths`` belongs to,
+    but playlab's environment (``_environment``): an upgraded helper library changes what a
+    plugin compiles in, yet its files are not read (it may be large), its version is."""
+    from importlib.metadata import version
+
+    tops = set()
+    for f in paths:
+        for root in site_roots():
+            if f.startswith(root + os.sep):
+                first = f[len(root) + 1:].split(os.sep)[0]
+                tops.add(first.split(".")[0])
+    if not tops:
+        return []
+    owners = _owners()
+    out = set()
+    for top in tops:
+        for dist in owners.get(top, ()):
+            if _normal(dist) not in _environment():
+                out.add(f"distribution {_normal(dist)}=={version(dist)}".encode())
+    return sorted(out)
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -82,9 +170,11 @@ def _source_file(fn: types.FunctionType) -> str:
     return str(Path(f).resolve()) if f else ""
 
 
-def reached(functions) -> tuple[list[str], list[bytes]]:
+def reached(functions, follow=(), stopped: set[str] | None = None) -> tuple[list[str], list[bytes]]:
     """(source files, plain values) that ``functions`` depend on (module docstring), each in
-    an order that repeats: files sorted, values sorted by where they were read."""
+    an order that repeats: files sorted, values sorted by where they were read.  Code under
+    ``follow`` (paths) is followed even inside a library folder; the library files where the
+    walk stopped are added to ``stopped``."""
     stack = [f for f in (_function(x) for x in functions) if f is not None]
     seen: set[int] = set()
     files: set[str] = set()
@@ -105,7 +195,9 @@ def reached(functions) -> tuple[list[str], list[bytes]]:
             continue
         seen.add(id(fn))
         path = _source_file(fn)
-        if path and is_library_file(path):
+        if path and is_library_file(path, follow):
+            if stopped is not None:
+                stopped.add(path)
             continue
         if path:
             files.add(path)

@@ -2,6 +2,7 @@
 helpers a bot's code reaches key its compiled copy, so a warm cache never runs stale code
 (tests/test_plugins.py runs the same through the command line)."""
 import types
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -47,3 +48,74 @@ def test_helpers_are_followed_through_globals_attributes_and_closures():
     # values of kinds Numba does not freeze are left out: their repr need not repeat
     odd = _module("D = {'a': 1}\ndef f():\n    return D\n", "odd_mod")
     assert reached((odd.f,))[1] == []
+
+
+_DIGEST_OF_INSTALLED_PLUGIN = """
+import sys
+import simcore.codehash as codehash
+site = sys.argv[1]
+real = codehash.site_roots()
+codehash.site_roots = lambda: real + (site,)  # the folder stands for one pip installs into
+sys.path.insert(0, site)
+from runtime.plugins import load_plugin, plugin_digest
+load_plugin("plkeyfake")
+print(plugin_digest("plkeyfake"))
+"""
+
+
+def test_a_plugin_installed_as_a_distribution_is_keyed_by_its_code_and_the_libraries_it_calls(tmp_path):
+    """pip puts a plugin beside numpy, where no file is read: its own package is keyed file by
+    file all the same, and a library it calls by its version (an upgrade of either once kept
+    the digest of nothing, so a resumed study mixed the old code's games with the new's)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    (site / "plkeyfake").mkdir(parents=True)
+    (site / "plkeylib").mkdir()
+    (site / "plkeylib-1.0.dist-info").mkdir()
+    (site / "plkeylib-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: plkeylib\nVersion: 1.0\n")
+    (site / "plkeylib-1.0.dist-info" / "top_level.txt").write_text("plkeylib\n")
+    (site / "plkeylib" / "__init__.py").write_text("from numba import njit\n@njit\ndef pick(legal, n):\n    return legal[0]\n")
+    (site / "plkeyfake" / "helper.py").write_text("def shift(n):\n    return 0\n")
+    (site / "plkeyfake" / "__init__.py").write_text(
+        "import playlab\nimport plkeylib\nfrom .helper import shift\n"
+        "def policy(view, legal, n, bp, params, rng, seat, imem, fmem):\n"
+        "    return plkeylib.pick(legal, n) + shift(n)\n"
+        "playlab.register_bot(playlab.BotSpec('keyfake', 'x'), policy, games=('moon',))\n")
+
+    def digest():
+        r = subprocess.run([sys.executable, "-c", _DIGEST_OF_INSTALLED_PLUGIN, str(site.resolve())],
+                           capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    first = digest()
+    assert first != hashlib.sha256().hexdigest()[:16] and digest() == first
+    (site / "plkeyfake" / "helper.py").write_text("def shift(n):\n    return 0 * n\n")
+    edited = digest()
+    assert edited != first
+    meta = site / "plkeylib-1.0.dist-info" / "METADATA"
+    meta.write_text(meta.read_text().replace("Version: 1.0", "Version: 1.1"))
+    assert digest() != edited
+
+
+def test_an_agent_installed_as_a_distribution_is_keyed_by_its_packages_files(tmp_path):
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    (site / "plagentfake").mkdir(parents=True)
+    (site / "plagentfake" / "__init__.py").write_text("")
+    (site / "plagentfake" / "brain.py").write_text("def choose(legal):\n    return legal[0]\n")
+    (site / "plagentfake" / "agent.py").write_text(
+        "from .brain import choose\nclass First:\n    def __init__(self, **kw):\n        pass\n"
+        "    def act(self, view):\n        return choose(view.legal_actions)\n")
+    script = _DIGEST_OF_INSTALLED_PLUGIN.split("from runtime.plugins")[0] + (
+        "from runtime.agents import agent_files\nprint('\\n'.join(agent_files('plagentfake.agent', 'First')))\n")
+    r = subprocess.run([sys.executable, "-c", script, str(site.resolve())], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    files = [Path(f).name for f in r.stdout.split()]
+    assert files[0] == "agent.py" and "brain.py" in files
