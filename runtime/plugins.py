@@ -95,9 +95,11 @@ def _own_roots(key: str) -> tuple[str, ...]:
 
 
 def _digest(files: list[str], values: list[bytes] = ()) -> str:
+    from simcore.codehash import portable
+
     h = hashlib.sha256()
     for f in files:
-        h.update(f.encode())
+        h.update(portable(f).encode())
         try:
             h.update(Path(f).read_bytes())
         except OSError:

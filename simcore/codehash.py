@@ -63,6 +63,16 @@ def is_library_file(path: str, follow=()) -> bool:
     return not _under(path, follow) and any(path.startswith(root + os.sep) for root in _library_roots())
 
 
+def portable(path: str) -> str:
+    """``path`` as a digest names it: inside an installed distributions' folder relative to
+    it (machines of one cluster install the same plugin into venvs at different paths),
+    elsewhere as it is."""
+    for root in site_roots():
+        if path.startswith(root + os.sep):
+            return "site:" + path[len(root) + 1:]
+    return path
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 

@@ -68,6 +68,7 @@ def test_a_plugin_installed_as_a_distribution_is_keyed_by_its_code_and_the_libra
     file all the same, and a library it calls by its version (an upgrade of either once kept
     the digest of nothing, so a resumed study mixed the old code's games with the new's)."""
     import hashlib
+    import shutil
     import subprocess
     import sys
 
@@ -85,14 +86,16 @@ def test_a_plugin_installed_as_a_distribution_is_keyed_by_its_code_and_the_libra
         "    return plkeylib.pick(legal, n) + shift(n)\n"
         "playlab.register_bot(playlab.BotSpec('keyfake', 'x'), policy, games=('moon',))\n")
 
-    def digest():
-        r = subprocess.run([sys.executable, "-c", _DIGEST_OF_INSTALLED_PLUGIN, str(site.resolve())],
+    def digest(where=site):
+        r = subprocess.run([sys.executable, "-c", _DIGEST_OF_INSTALLED_PLUGIN, str(where.resolve())],
                            capture_output=True, text=True, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         return r.stdout.strip()
 
     first = digest()
     assert first != hashlib.sha256().hexdigest()[:16] and digest() == first
+    # the same install in another venv (another machine of a cluster) is the same code
+    assert digest(Path(shutil.copytree(site, tmp_path / "elsewhere" / "site"))) == first
     (site / "plkeyfake" / "helper.py").write_text("def shift(n):\n    return 0 * n\n")
     edited = digest()
     assert edited != first
