@@ -13,10 +13,10 @@ the plugin loaded: its own file (or its top-level package, also when installed a
 distribution) and each module it imported that is not part of Python, an installed
 distribution or playlab, and of what its bots and games compile in from elsewhere
 (``simcore.codehash``: the plain values their code reads, the files of the helpers it
-reaches, the version of an installed distribution whose code they call).  The compiled copies' names carry that digest, and the plugin's own
-``cache=True`` kernels are cached in a directory named after it (those its import runs are
-compiled afresh first), so an edited plugin, a helper module or a data file read at import
-always compiles afresh.
+reaches, the version of an installed distribution whose code they call).  The compiled
+copies' names carry that digest, and the plugin's own ``cache=True`` kernels are cached in a
+directory named after it (those its import runs are compiled afresh first), so an edited
+plugin, a helper module or a data file read at import always compiles afresh.
 """
 from __future__ import annotations
 

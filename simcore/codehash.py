@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
+_SITE = "site:"  # how ``portable`` names a path inside the installed distributions' folder
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +61,7 @@ def _under(path: str, roots) -> bool:
 
 def is_library_file(path: str, follow=()) -> bool:
     """Whether ``path`` is Python's or an installed distribution's and not under ``follow``."""
-    return not _under(path, follow) and any(path.startswith(root + os.sep) for root in _library_roots())
+    return not _under(path, follow) and _under(path, _library_roots())
 
 
 def portable(path: str) -> str:
@@ -69,7 +70,7 @@ def portable(path: str) -> str:
     elsewhere as it is."""
     for root in site_roots():
         if path.startswith(root + os.sep):
-            return "site:" + path[len(root) + 1:]
+            return _SITE + path[len(root) + 1:]
     return path
 
 
@@ -83,14 +84,14 @@ def _environment() -> frozenset[str]:
     extras its requirements name), transitively."""
     from importlib.metadata import PackageNotFoundError, requires
 
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str | None]] = set()
     todo: list[tuple[str, str | None]] = [("playlab", None)]  # (name, extra; None: all)
     while todo:
         name, extra = todo.pop()
         name = _normal(name)
-        if (name, str(extra)) in seen:
+        if (name, extra) in seen:
             continue
-        seen.add((name, str(extra)))
+        seen.add((name, extra))
         try:
             reqs = requires(name) or []
         except PackageNotFoundError:
@@ -125,10 +126,9 @@ def distributions(paths) -> list[bytes]:
 
     tops = set()
     for f in paths:
-        for root in site_roots():
-            if f.startswith(root + os.sep):
-                first = f[len(root) + 1:].split(os.sep)[0]
-                tops.add(first.split(".")[0])
+        named = portable(f)
+        if named.startswith(_SITE):  # its top-level module or package: the first part
+            tops.add(named[len(_SITE):].split(os.sep)[0].split(".")[0])
     if not tops:
         return []
     owners = _owners()
