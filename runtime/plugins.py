@@ -69,7 +69,7 @@ def _foreign_paths(paths, follow=()) -> list[str]:
     """The ``.py`` files of ``paths`` that are neither Python's, an installed distribution's
     (``simcore.codehash.is_library_file``; unless under ``follow``) nor playlab's own."""
     from simcore import PACKAGE_ROOT, KERNEL_PACKAGES
-    from simcore.codehash import is_library_file
+    from simcore.codehash import is_library_file, under
 
     own = [str(PACKAGE_ROOT / p) for p in KERNEL_PACKAGES + ("runtime", "experiments", "reports", "playlab")]
     out = []
@@ -77,7 +77,7 @@ def _foreign_paths(paths, follow=()) -> list[str]:
         if not f or not f.endswith(".py"):
             continue
         f = str(Path(f).resolve())
-        if is_library_file(f, follow) or any(f.startswith(o + os.sep) for o in own):
+        if is_library_file(f, follow) or under(f, own):
             continue
         out.append(f)
     return sorted(set(out))

@@ -55,13 +55,14 @@ def _library_roots() -> tuple[str, ...]:
     return _stdlib_roots() + site_roots()
 
 
-def _under(path: str, roots) -> bool:
+def under(path: str, roots) -> bool:
+    """Whether ``path`` is one of the folders or files ``roots`` or lies below one."""
     return any(path == r or path.startswith(r + os.sep) for r in roots)
 
 
 def is_library_file(path: str, follow=()) -> bool:
     """Whether ``path`` is Python's or an installed distribution's and not under ``follow``."""
-    return not _under(path, follow) and _under(path, _library_roots())
+    return not under(path, follow) and under(path, _library_roots())
 
 
 def portable(path: str) -> str:
