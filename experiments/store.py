@@ -120,7 +120,7 @@ def _user_code(config) -> dict[str, str]:
     statements name, also inside a function (``runtime.agents``) (an edited plugin,
     agent or helper module of either is a different study; playlab's own code is not
     counted)."""
-    from runtime.agents import agent_files
+    from runtime.agents import agent_files, agent_libraries
     from runtime.plugins import plugin_digest
 
     code = {f"plugin {key}": plugin_digest(key) for key in config.plugins()}
@@ -128,21 +128,24 @@ def _user_code(config) -> dict[str, str]:
         if b.is_agent:
             files = agent_files(*b.agent[:2])
             if files:
-                code[f"agent {b.agent[0]}"] = _agent_digest(files)
+                code[f"agent {b.agent[0]}"] = _agent_digest(files, agent_libraries(*b.agent[:2]))
     return code
 
 
-def _agent_digest(files: list[str]) -> str:
-    """An agent's code by content: its file's digest alone when it loaded no helper (as
-    studies written before helpers were counted recorded it, so they still resume), else
-    one digest over its file and each helper by its path relative to the agent's folder
-    (the same agent in another folder is the same code)."""
-    if len(files) == 1:
+def _agent_digest(files: list[str], libraries: list[bytes] = ()) -> str:
+    """An agent's code by content: its file's digest alone when it loaded no helper and
+    imports no installed library outside playlab's environment (as studies written before
+    those were counted recorded it, so they still resume), else one digest over its file
+    and each helper by its path relative to the agent's folder (the same agent in another
+    folder is the same code), then each library's key."""
+    if len(files) == 1 and not libraries:
         return file_digest(files[0])
     home = os.path.dirname(files[0])
     h = hashlib.sha256()
     for f in files:
         h.update(os.path.relpath(f, home).encode() + b"\0" + file_digest(f).encode() + b"\0")
+    for key in libraries:
+        h.update(key + b"\0")
     return "sha256:" + h.hexdigest()
 
 

@@ -46,6 +46,8 @@ _MODULES: dict[str, types.ModuleType] = {}
 # agent module target -> the files its first import loaded from the agent file's own folder
 # tree, the agent's own file first (``agent_files``)
 _FILES: dict[str, list[str]] = {}
+# agent module target -> the keys of the installed libraries its files import (``agent_libraries``)
+_LIBRARIES: dict[str, list[bytes]] = {}
 
 
 def _failure(exc: BaseException) -> str:
@@ -96,29 +98,37 @@ def check_found(target: str, name: str) -> None:
         raise AgentError(f"agent {label}: cannot import {target!r} (no such module)")
 
 
-def _own_files(module: types.ModuleType, modules) -> list[str]:
+def _own_code(module: types.ModuleType, modules) -> tuple[list[str], list[bytes]]:
     """``module``'s file, then the files of ``modules`` (those its import loaded) that lie in
     its folder or below and are no installed distribution's, Python's or playlab's own (the
-    rule ``runtime.plugins`` keys a plugin by): the code the agent plays besides its file."""
+    rule ``runtime.plugins`` keys a plugin by): the code the agent plays besides its file.
+    Second, the keys (``simcore.codehash.distributions_of``) of the installed libraries its
+    files import by name, also inside a function: an upgraded or reinstalled library plays
+    other moves, as a plugin's does."""
+    from simcore.codehash import distributions_of
+
     from .plugins import _foreign_files
 
     main = getattr(module, "__file__", None)
     if not main:
-        return []
+        return [], []
     main = str(Path(main).resolve())
     home = os.path.dirname(main) + os.sep
     loaded = {f for f in _foreign_files(modules) if f.startswith(home)}
-    return [main] + sorted((loaded | _imports_named(main, home)) - {main})
+    named, tops = _imports_named(main, home)
+    return [main] + sorted((loaded | named) - {main}), distributions_of(tops)
 
 
-def _imports_named(path: str, home: str) -> set[str]:
+def _imports_named(path: str, home: str) -> tuple[set[str], set[str]]:
     """The files under ``home`` that the import statements of ``path`` name, anywhere in it
     (also inside a function: a helper imported only when the agent is created or first acts
     is not loaded with its module, yet its edit changes the agent's play), and theirs in
-    turn.  Read from the source, so a study knows them before any game."""
+    turn; and the top-level names of the absolute imports found nowhere under ``home`` (a
+    library's, or Python's).  Read from the source, so a study knows them before any game."""
     import ast
 
     found: set[str] = set()
+    tops: set[str] = set()
     todo = [path]
     while todo:
         f = todo.pop()
@@ -136,18 +146,24 @@ def _imports_named(path: str, home: str) -> set[str]:
                 names = [(base, prefix)] + [(base, f"{prefix}.{a.name}" if prefix else a.name) for a in node.names]
             else:
                 continue
+            absolute = isinstance(node, ast.Import) or node.level == 0
             for base, dotted in names:
                 if not dotted:
                     continue
                 parts = dotted.split(".")
                 for i in range(1, len(parts) + 1):  # a package's __init__ runs on the way in
                     stem = base.joinpath(*parts[:i]).resolve()
+                    here_too = False
                     for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
                         c = str(candidate)
-                        if c.startswith(home) and candidate.is_file() and c not in found and c != path:
-                            found.add(c)
-                            todo.append(c)
-    return found
+                        if c.startswith(home) and candidate.is_file():
+                            here_too = True
+                            if c not in found and c != path:
+                                found.add(c)
+                                todo.append(c)
+                    if i == 1 and absolute and not here_too:
+                        tops.add(parts[0])
+    return found, tops
 
 
 def agent_files(target: str, name: str) -> list[str]:
@@ -157,6 +173,13 @@ def agent_files(target: str, name: str) -> list[str]:
     ``experiments.store``).  Empty for a module without a file."""
     load_agent_class(target, name)
     return _FILES.get(target, [])
+
+
+def agent_libraries(target: str, name: str) -> list[bytes]:
+    """``name==version`` and content key of each installed library agent ``target``'s files
+    import by name (``simcore.codehash.distributions_of``; playlab's environment left out)."""
+    load_agent_class(target, name)
+    return _LIBRARIES.get(target, [])
 
 
 def load_agent_class(target: str, name: str):
@@ -188,8 +211,8 @@ def load_agent_class(target: str, name: str):
         except SystemExit as exc:  # sys.exit() at import would end the run silently
             raise AgentError(f"agent {label}: exited while loading {target} (SystemExit {exc.code})") from None
         _MODULES[target] = module
-        _FILES[target] = _own_files(module, [sys.modules[n] for n in set(sys.modules) - before
-                                             if sys.modules.get(n) is not None])
+        _FILES[target], _LIBRARIES[target] = _own_code(
+            module, [sys.modules[n] for n in set(sys.modules) - before if sys.modules.get(n) is not None])
     cls = getattr(module, name, None)
     if cls is None or not callable(cls):
         raise AgentError(f"agent {label}: {target} has no class {name}")

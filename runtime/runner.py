@@ -113,14 +113,23 @@ class RunConfig:
 
     def _code(self) -> tuple:
         """What decides this run's play besides its description: playlab's kernel sources,
-        each plugin's digest (``runtime.plugins``) and the files it reads by path
-        (``_files_by_content``).  The receiving side compares its own:
-        a worker with another playlab version, another copy of a plugin, or a plugin that
-        reads another environment would otherwise play other games under the same labels."""
+        each plugin's digest (``runtime.plugins``), the files it reads by path
+        (``_files_by_content``) and the installed libraries its agents import
+        (``runtime.agents.agent_libraries``).  The receiving side compares its own:
+        a worker with another playlab version, another copy of a plugin or another
+        version of an agent's library would otherwise play other games under the same labels."""
         import simcore
         from .plugins import plugin_digest
 
-        return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()), self._files_by_content())
+        return (simcore.KERNEL_DIGEST, tuple((p, plugin_digest(p)) for p in self.plugins()), self._files_by_content(),
+                self._agent_libraries())
+
+    def _agent_libraries(self) -> tuple:
+        if not self.has_agents:
+            return ()
+        from .agents import agent_libraries
+
+        return tuple((b.agent[0], tuple(agent_libraries(*b.agent[:2]))) for b in self.bots if b.is_agent)
 
     def files_read(self) -> list[tuple[str, str]]:
         """(path, what it is) of every file this run reads: a data file option (a deck), a
@@ -189,7 +198,7 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
         import simcore
         from .plugins import plugin_digest
 
-        sent_kernels, sent_plugins, sent_files = code
+        sent_kernels, sent_plugins, sent_files, sent_libraries = code
         if sent_kernels != simcore.KERNEL_DIGEST:
             raise ValueError(f"playlab's kernel sources differ here ({simcore.KERNEL_DIGEST}) from where the run "
                              f"started ({sent_kernels}): another playlab version; install the same one")
@@ -211,6 +220,11 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
             what = next((a[0] for a, b in zip(sent, here) if a != b), (sent + here)[min(len(sent), len(here))][0])
             raise ValueError(f"the file of {what} differs here from where the run started: every machine "
                              "needs the same file at that path")
+        for (agent, libraries), (_, sent) in zip(config._agent_libraries(), sent_libraries):
+            if libraries != tuple(sent):
+                raise ValueError(f"agent {agent} imports other libraries here than where the run started: "
+                                 f"{', '.join(k.decode() for k in sorted(set(sent) - set(libraries))) or 'none'} "
+                                 "there; install the same versions")
     return config
 
 

@@ -22,6 +22,7 @@ a plugin installed with pip lives in the same folder as numpy) is followed where
 """
 from __future__ import annotations
 
+import csv
 import hashlib
 import inspect
 import os
@@ -120,25 +121,48 @@ def _owners() -> dict[str, list[str]]:
 
 
 def distributions(paths) -> list[bytes]:
-    """``name==version`` of each installed distribution that a file of ``paths`` belongs to,
-    but playlab's environment (``_environment``): an upgraded helper library changes what a
-    plugin compiles in, yet its files are not read (it may be large), its version is."""
-    from importlib.metadata import version
-
+    """The keys (``distributions_of``) of each installed distribution that a file of ``paths``
+    belongs to: an upgraded helper library changes what a plugin compiles in, yet its files
+    are not read (it may be large)."""
     tops = set()
     for f in paths:
         named = portable(f)
         if named.startswith(_SITE):  # its top-level module or package: the first part
             tops.add(named[len(_SITE):].split(os.sep)[0].split(".")[0])
-    if not tops:
-        return []
+    return distributions_of(tops)
+
+
+def distributions_of(tops) -> list[bytes]:
+    """``name==version`` and the digest of the installed files of each distribution that
+    provides one of the top-level modules ``tops``, but playlab's environment
+    (``_environment``).  Names no distribution provides (Python's own, a folder's module)
+    give nothing."""
     owners = _owners()
     out = set()
     for top in tops:
         for dist in owners.get(top, ()):
             if _normal(dist) not in _environment():
-                out.add(f"distribution {_normal(dist)}=={version(dist)}".encode())
+                out.add(_distribution_key(dist))
     return sorted(out)
+
+
+@lru_cache(maxsize=None)
+def _distribution_key(dist: str) -> bytes:
+    """A distribution by name, version and content.  The content is read from the hashes
+    pip wrote into its RECORD, not from its files: a library reinstalled with edits under
+    the same version is another library.  Left out are its ``.dist-info`` files (which
+    installer, from where) and the scripts outside the folder (their first line names the
+    venv's Python), so the same wheel in another venv is the same library."""
+    from importlib.metadata import distribution
+
+    d = distribution(dist)
+    key = f"distribution {_normal(dist)}=={d.version}"
+    record = d.read_text("RECORD") or ""
+    kept = sorted(f"{row[0]} {row[1]}" for row in csv.reader(record.splitlines())
+                  if len(row) >= 2 and row[1] and not row[0].startswith("..") and ".dist-info/" not in row[0])
+    if kept:
+        key += " files:" + hashlib.sha256("\n".join(kept).encode()).hexdigest()[:16]
+    return key.encode()
 
 
 def _names(code: types.CodeType) -> set[str]:

@@ -101,7 +101,19 @@ def test_a_plugin_installed_as_a_distribution_is_keyed_by_its_code_and_the_libra
     assert edited != first
     meta = site / "plkeylib-1.0.dist-info" / "METADATA"
     meta.write_text(meta.read_text().replace("Version: 1.0", "Version: 1.1"))
-    assert digest() != edited
+    bumped = digest()
+    assert bumped != edited
+    # reinstalled with edits under the same version: pip's RECORD holds other hashes
+    record = site / "plkeylib-1.0.dist-info" / "RECORD"
+    record.write_text("plkeylib/__init__.py,sha256=AAAA,70\nplkeylib-1.0.dist-info/METADATA,,\n")
+    recorded = digest()
+    assert recorded != bumped
+    # where it was installed from and by which installer is no part of the library
+    record.write_text(record.read_text() + "plkeylib-1.0.dist-info/INSTALLER,sha256=BBBB,4\n"
+                      "../../../bin/plkeylib,sha256=CCCC,200\n")
+    assert digest() == recorded
+    record.write_text(record.read_text().replace("sha256=AAAA", "sha256=DDDD"))
+    assert digest() != recorded
 
 
 def test_an_agent_installed_as_a_distribution_is_keyed_by_its_packages_files(tmp_path):
@@ -122,3 +134,55 @@ def test_an_agent_installed_as_a_distribution_is_keyed_by_its_packages_files(tmp
     assert r.returncode == 0, r.stderr
     files = [Path(f).name for f in r.stdout.split()]
     assert files[0] == "agent.py" and "brain.py" in files
+
+
+def test_an_agent_is_keyed_by_the_installed_libraries_it_imports(tmp_path):
+    """An agent importing a library outside playlab's environment, even only inside
+    ``act``, plays other moves after that library's upgrade: the study's identity and a
+    worker's check hold the library's version and installed files."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    (site / "plagentlib").mkdir(parents=True)
+    info = site / "plagentlib-2.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plagentlib\nVersion: 2.0\n")
+    (info / "top_level.txt").write_text("plagentlib\n")
+    (site / "plagentlib" / "__init__.py").write_text("def choose(legal):\n    return legal[0]\n")
+    agent = tmp_path / "lazy.py"
+    agent.write_text("import os\nimport numpy\nclass First:\n    def __init__(self, **kw):\n        pass\n"
+                     "    def act(self, view):\n        import plagentlib\n"
+                     "        return plagentlib.choose(view.legal_actions)\n")
+    script = _DIGEST_OF_INSTALLED_PLUGIN.split("from runtime.plugins")[0] + (
+        "from runtime.agents import agent_libraries\n"
+        "from runtime.runner import RunConfig\n"
+        "from experiments.store import _user_code\n"
+        f"print(agent_libraries({str(agent)!r}, 'First'))\n"
+        f"config = RunConfig.build('moon', 3, 'py:{agent}:First,random,random', {{}}, 1)\n"
+        "print(_user_code(config))\n"
+        "import os, pickle\n"
+        "if os.path.exists('sent.pkl'):  # a run sent from where the library was older\n"
+        "    try:\n"
+        "        pickle.loads(open('sent.pkl', 'rb').read())\n"
+        "        print('accepted')\n"
+        "    except ValueError as exc:\n"
+        "        print(exc)\n"
+        "else:\n"
+        "    open('sent.pkl', 'wb').write(pickle.dumps(config))\n")
+
+    def run():
+        r = subprocess.run([sys.executable, "-c", script, str(site.resolve())], capture_output=True, text=True,
+                           cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+
+    libraries, first = run()
+    # Python's own os and numpy (playlab's environment) are no library of the agent's
+    assert libraries == "[b'distribution plagentlib==2.0']"
+    meta = info / "METADATA"
+    meta.write_text(meta.read_text().replace("Version: 2.0", "Version: 2.1"))
+    libraries, upgraded, received = run()
+    assert libraries == "[b'distribution plagentlib==2.1']" and upgraded != first
+    # a worker with the upgrade refuses a run started beside the old version
+    assert "imports other libraries here" in received and "plagentlib==2.0" in received

@@ -173,7 +173,7 @@ def test_a_run_with_an_agent_by_a_relative_path_travels_to_another_working_folde
     rows = Batch(config).run(0, 50)
     sent = pickle.dumps(config)
     monkeypatch.chdir(elsewhere)
-    for name in ("_MODULES", "_FILES", "_LOCATED"):  # as in a fresh worker process
+    for name in ("_MODULES", "_FILES", "_LIBRARIES", "_LOCATED"):  # as in a fresh worker process
         monkeypatch.setattr(A, name, {})
     there = pickle.loads(sent)
     assert there.bot_labels == config.bot_labels
