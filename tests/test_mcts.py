@@ -167,10 +167,10 @@ def test_decision_ignores_the_hidden_information():
         assert decide("moon", st2, MOON_PARAMS, "mcts:iterations=200", 3) == first
 
 
-@pytest.mark.parametrize("game,players,spec", [
-    ("moon", 3, "mcts:iterations=30,greedy,greedy"),
-    ("shifting-stones", 2, "mcts:iterations=30:rollout=random,greedy"),
-    ("sequence-stacks", 3, "mcts:iterations=30:worlds=3,greedy,mcts:iterations=20")])
+@pytest.mark.parametrize("game,players,spec", [  # random opponents: the chain of mcts alone, compiled anyway
+    ("moon", 3, "mcts:iterations=30,random,random"),
+    ("shifting-stones", 2, "mcts:iterations=30:rollout=random,random"),
+    ("sequence-stacks", 3, "mcts:iterations=30:worlds=3,random,mcts:iterations=20")])
 def test_same_results_on_one_and_two_threads(game, players, spec):
     config = RunConfig.build(game, players, spec, {}, 5)
     rows = []
