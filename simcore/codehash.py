@@ -27,6 +27,7 @@ import hashlib
 import inspect
 import os
 import re
+import sys
 import sysconfig
 import types
 from functools import lru_cache
@@ -137,6 +138,9 @@ def distributions_of(tops) -> list[bytes]:
     provides one of the top-level modules ``tops``, but playlab's environment
     (``_environment``).  Names no distribution provides (Python's own, a folder's module)
     give nothing."""
+    tops = set(tops) - set(sys.stdlib_module_names)
+    if not tops:  # no scan of every installed distribution (a third of a second) for Python's own
+        return []
     owners = _owners()
     out = set()
     for top in tops:
