@@ -117,9 +117,9 @@ def _user_code(config) -> dict[str, str]:
     """The user's code the run plays, by content: each plugin that registered its game or
     bots (the digest of every source the plugin loaded) and each Python agent's module file
     with every module of that file's folder tree that its import loaded or its import
-    statements name, also inside a function (``runtime.agents``) (an edited plugin,
-    agent or helper module of either is a different study; playlab's own code is not
-    counted)."""
+    statements name, also inside a function, and the installed libraries those statements
+    name (``runtime.agents``) (an edited plugin, agent or helper module of either, or an
+    upgraded library, is a different study; playlab's own code is not counted)."""
     from runtime.agents import agent_files, agent_libraries
     from runtime.plugins import plugin_digest
 

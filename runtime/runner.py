@@ -222,9 +222,11 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
                              "needs the same file at that path")
         for (agent, libraries), (_, sent) in zip(config._agent_libraries(), sent_libraries):
             if libraries != tuple(sent):
-                raise ValueError(f"agent {agent} imports other libraries here than where the run started: "
-                                 f"{', '.join(k.decode() for k in sorted(set(sent) - set(libraries))) or 'none'} "
-                                 "there; install the same versions")
+                def named(keys):
+                    return ", ".join(k.decode() for k in keys) or "none"
+
+                raise ValueError(f"agent {agent} imports other libraries here than where the run started "
+                                 f"(there: {named(sent)}; here: {named(libraries)}); install the same versions")
     return config
 
 
