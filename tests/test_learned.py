@@ -178,30 +178,27 @@ def test_the_shipped_model_beats_greedy(capsys, game, games, fair):
 def test_an_untrained_model_plays_as_its_base(tmp_path):
     """A model's ``base`` sets the greedy whose move the network reads (Shifting Stones' models
     start from greedy searching 3 moves ahead): untrained, it plays that greedy's games, move
-    for move, while the opponents stay greedy at its defaults."""
+    for move."""
     from runtime.runner import RunConfig, run_games
 
     path = str(tmp_path / "base.npz")
     save_model(greedy_model("shifting-stones", 4, base={"depth": 3, "replan": 1}), path)
     assert read_model(path).meta["base"] == {"depth": 3.0, "replan": 1.0}
 
-    def games(spec):
-        frame = run_games(RunConfig.build("shifting-stones", 2, [spec, "greedy"], None, 17), 60, threads=1)
-        return frame[["score_0", "score_1", "win_0", "win_1", "turns"]]
+    cols = ["score_0", "score_1", "win_0", "win_1", "turns"]
 
-    learned = games(f"learned:model={path}")
-    assert learned.equals(games("greedy:depth=3:replan=1"))
-    assert not learned.equals(games("greedy"))
-    # the same weights over greedy's defaults are another bot, also beside it in one run (its
-    # compiled copy was once named by the weights alone: the last model named played both)
+    def games(*specs):
+        return run_games(RunConfig.build("shifting-stones", 2, list(specs), None, 17), 60, threads=1)[cols]
+
+    # the model beside the same weights over greedy's defaults: each plays its own base, in
+    # one run (its compiled copy was once named by the weights alone: the last model named
+    # played both).  One chain of two models checks both, rather than each beside greedy.
     plain = str(tmp_path / "plain.npz")
     save_model(greedy_model("shifting-stones", 4), plain)
-    both = run_games(RunConfig.build("shifting-stones", 2, [f"learned:model={path}", f"learned:model={plain}"],
-                                     None, 17), 60, threads=1)
-    alone = run_games(RunConfig.build("shifting-stones", 2, ["greedy:depth=3:replan=1", "greedy"], None, 17),
-                      60, threads=1)
-    cols = ["score_0", "score_1", "win_0", "win_1", "turns"]
-    assert both[cols].equals(alone[cols])
+    both = games(f"learned:model={path}", f"learned:model={plain}")
+    alone = games("greedy:depth=3:replan=1", "greedy")
+    assert both.equals(alone)
+    assert not alone.equals(games("greedy", "greedy"))  # the base is not greedy's defaults
 
 
 @pytest.mark.parametrize("base, message", [({"nonsense": 1}, "has no parameter nonsense"),
