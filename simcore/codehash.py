@@ -166,7 +166,49 @@ def _distribution_key(dist: str) -> bytes:
                   if len(row) >= 2 and row[1] and not row[0].startswith("..") and ".dist-info/" not in row[0])
     if kept:
         key += " files:" + hashlib.sha256("\n".join(kept).encode()).hexdigest()[:16]
+    sources = _editable_sources(d, dist)
+    if sources:
+        key += " sources:" + sources
     return key.encode()
+
+
+def _editable_sources(d, dist: str) -> str | None:
+    """An editable install's (``pip install -e``) sources by content, or None for any other
+    install.  Its RECORD lists only the ``.pth`` or finder that points at the source folder,
+    so an edited source under the same version would keep the key: here every file of its
+    top-level modules is read instead (by path relative to the module, so the same sources
+    in another checkout are the same library; ``__pycache__`` left out)."""
+    import importlib.util
+    import json
+
+    try:
+        editable = json.loads(d.read_text("direct_url.json") or "{}").get("dir_info", {}).get("editable")
+    except (ValueError, AttributeError):
+        return None
+    if not editable:
+        return None
+    h = hashlib.sha256()
+    for top in sorted(t for t, owners in _owners().items() if dist in owners):
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            h.update(f"{top} missing\0".encode())
+            continue
+        if spec.submodule_search_locations:  # a package: every file under its folders
+            roots = [Path(p) for p in spec.submodule_search_locations]
+        elif spec.origin and os.path.isfile(spec.origin):
+            roots = [Path(spec.origin)]
+        else:
+            roots = []
+        for root in roots:
+            files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
+                if root.is_dir() else [root]
+            for f in files:
+                rel = f.relative_to(root) if root.is_dir() else f.name
+                h.update(f"{top}/{rel}\0".encode() + hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()[:16]
 
 
 def _names(code: types.CodeType) -> set[str]:

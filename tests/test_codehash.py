@@ -186,3 +186,45 @@ def test_an_agent_is_keyed_by_the_installed_libraries_it_imports(tmp_path):
     assert libraries == "[b'distribution plagentlib==2.1']" and upgraded != first
     # a worker with the upgrade refuses a run started beside the old version
     assert "imports other libraries here" in received and "plagentlib==2.0" in received
+
+
+def test_an_editable_library_is_keyed_by_its_sources(tmp_path):
+    """``pip install -e`` leaves in the site folder only a ``.pth`` pointing at the sources,
+    so its RECORD says nothing of them: an edited source of an editable library changes its
+    key, the same sources in another checkout do not, and a regular install reads none."""
+    import json
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    info = site / "pleditfake-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pleditfake\nVersion: 1.0\n")
+    (info / "top_level.txt").write_text("pleditfake\n")
+    (info / "RECORD").write_text("__editable__.pleditfake-1.0.pth,sha256=XPp0,14\n")
+    direct = info / "direct_url.json"
+    direct.write_text(json.dumps({"url": "file:///src", "dir_info": {"editable": True}}))
+    pth = site / "__editable__.pleditfake-1.0.pth"
+    for checkout in ("a", "b"):
+        (tmp_path / checkout / "pleditfake" / "__pycache__").mkdir(parents=True)
+        (tmp_path / checkout / "pleditfake" / "__init__.py").write_text("from .brain import choose\n")
+        (tmp_path / checkout / "pleditfake" / "brain.py").write_text("def choose(legal):\n    return legal[0]\n")
+    script = ("import site, sys\nsite.addsitedir(sys.argv[1])\n"
+              "from simcore.codehash import distributions_of\nprint(distributions_of(['pleditfake']))\n")
+
+    def key(checkout="a"):
+        pth.write_text(str(tmp_path / checkout) + "\n")
+        r = subprocess.run([sys.executable, "-c", script, str(site)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    first = key()
+    assert first.startswith("[b'distribution pleditfake==1.0 files:") and " sources:" in first
+    (tmp_path / "a" / "pleditfake" / "__pycache__" / "brain.cpython.pyc").write_bytes(b"\0")
+    assert key() == first  # compiled caches are not sources
+    assert key("b") == first  # the same sources elsewhere
+    (tmp_path / "a" / "pleditfake" / "brain.py").write_text("def choose(legal):\n    return legal[-1]\n")
+    edited = key()
+    assert edited != first and edited.split(" sources:")[0] == first.split(" sources:")[0]
+    direct.write_text(json.dumps({"url": "file:///src", "dir_info": {}}))  # a regular install
+    assert " sources:" not in key()
