@@ -196,18 +196,15 @@ def _editable_sources(d, dist: str) -> str | None:
         if spec is None:
             h.update(f"{top} missing\0".encode())
             continue
+        files = []  # (its name within the module, the file)
         if spec.submodule_search_locations:  # a package: every file under its folders
-            roots = [Path(p) for p in spec.submodule_search_locations]
-        elif spec.origin and os.path.isfile(spec.origin):
-            roots = [Path(spec.origin)]
-        else:
-            roots = []
-        for root in roots:
-            files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
-                if root.is_dir() else [root]
-            for f in files:
-                rel = f.relative_to(root) if root.is_dir() else f.name
-                h.update(f"{top}/{rel}\0".encode() + hashlib.sha256(f.read_bytes()).digest())
+            for root in map(Path, spec.submodule_search_locations):
+                files += [(f.relative_to(root), f) for f in sorted(root.rglob("*"))
+                          if f.is_file() and "__pycache__" not in f.parts]
+        elif spec.origin and os.path.isfile(spec.origin):  # a module of one file
+            files = [(Path(spec.origin).name, Path(spec.origin))]
+        for name, f in files:
+            h.update(f"{top}/{name}\0".encode() + hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()[:16]
 
 
