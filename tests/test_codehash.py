@@ -205,7 +205,7 @@ def test_an_editable_library_is_keyed_by_its_sources(tmp_path):
     direct = info / "direct_url.json"
     direct.write_text(json.dumps({"url": "file:///src", "dir_info": {"editable": True}}))
     pth = site / "__editable__.pleditfake-1.0.pth"
-    for checkout in ("a", "b"):
+    for checkout in ("a", "b", "__pycache__/c"):
         (tmp_path / checkout / "pleditfake" / "__pycache__").mkdir(parents=True)
         (tmp_path / checkout / "pleditfake" / "__init__.py").write_text("from .brain import choose\n")
         (tmp_path / checkout / "pleditfake" / "brain.py").write_text("def choose(legal):\n    return legal[0]\n")
@@ -223,6 +223,7 @@ def test_an_editable_library_is_keyed_by_its_sources(tmp_path):
     (tmp_path / "a" / "pleditfake" / "__pycache__" / "brain.cpython.pyc").write_bytes(b"\0")
     assert key() == first  # compiled caches are not sources
     assert key("b") == first  # the same sources elsewhere
+    assert key("__pycache__/c") == first  # even in a folder that happens to bear that name
     (tmp_path / "a" / "pleditfake" / "brain.py").write_text("def choose(legal):\n    return legal[-1]\n")
     edited = key()
     assert edited != first and edited.split(" sources:")[0] == first.split(" sources:")[0]
