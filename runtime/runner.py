@@ -222,12 +222,15 @@ def _restore_config(game, players, labels, variant, seed, plugins, agent_locatio
                              "needs the same file at that path")
         for (agent, libraries), (_, sent) in zip(config._agent_libraries(), sent_libraries):
             if libraries != tuple(sent):
-                def named(keys):
-                    return ", ".join(k.decode() for k in keys) or "none"
-
                 raise ValueError(f"agent {agent} imports other libraries here than where the run started "
-                                 f"(there: {named(sent)}; here: {named(libraries)}); install the same versions")
+                                 f"(there: {_library_names(sent)}; here: {_library_names(libraries)}); "
+                                 "install the same versions")
     return config
+
+
+def _library_names(keys) -> str:
+    """The library keys (``agent_libraries``' bytes) as one line for a person."""
+    return ", ".join(k.decode() for k in keys) or "none"
 
 
 @dataclass
