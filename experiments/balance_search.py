@@ -14,7 +14,10 @@ undecided.  After each round, at every player count and for every target, the me
 - otherwise *undecided*.
 A variant fails as soon as one of its (target, player count) pairs fails and stops
 spending games; it meets when all of them meet; the undecided ones go on until the
-``--budget`` (games over all configurations) would be exceeded.  The intervals are
+``--budget`` (games over all configurations) would be exceeded.  A variant none of whose
+games ended at some player count (every one hit the game's cap), where a target's metric
+over decided games has no value, stops too, undecided, its ``undecided_because`` saying so:
+more games would be capped as well, and capped games are the slowest there are.  The intervals are
 per-look 95% intervals (shared/spec/cli.md: "a variant meets a target when the 95%
 interval of its metric lies inside the target"); repeated looks at a variant are not
 corrected for, which ``balance.csv`` states in its ``looks`` column.
@@ -243,6 +246,11 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
     study = search.study
     alive = list(range(len(search.variants)))
     verdict = {v: UNDECIDED for v in alive}
+    # why a variant left the race undecided: the budget, or player counts none of whose
+    # games ended (every one hit the game's cap), where a metric over decided games has no
+    # value and more games, capped as well, would give it none: such a variant stops then
+    # instead of spending the rest of the budget on the slowest games there are
+    no_game_ends: dict[int, list[int]] = {}
     results: dict[int, dict] = {}
     games_of = {v: 0 for v in alive}
     spent, games, looks = 0, search.first_round, 0
@@ -257,13 +265,16 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
         looks += 1
         for v in list(alive):
             games_of[v] = games
-            row, states = {}, []
+            row, states, capped = {}, [], []
             for n, r in zip(search.counts, search.runs[v]):
                 part = frame[frame["run"] == r]
                 m = config_metrics(part, study.configs[r], [t.metric for t in search.targets])
+                every_game_capped = len(part) > 0 and bool(part["truncated"].astype(bool).all())
                 for t in search.targets:
                     value, lo, hi = m[t.metric]
                     state = t.decide(lo, hi)
+                    if every_game_capped and not np.isfinite(lo) and n not in capped:
+                        capped.append(n)
                     states.append(state)
                     key = f"{t.text}@{n}p"
                     row.update({f"{key}:value": value, f"{key}:ci_low": lo, f"{key}:ci_high": hi, f"{key}:meets": state})
@@ -272,7 +283,9 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
                 verdict[v] = FAILS
             elif all(s == MEETS for s in states):
                 verdict[v] = MEETS
-            if verdict[v] != UNDECIDED:
+            elif capped:
+                no_game_ends[v] = capped
+            if verdict[v] != UNDECIDED or capped:
                 alive.remove(v)
         decided = sum(1 for x in verdict.values() if x != UNDECIDED)
         log(f"round {looks}: {games} games per configuration, {decided} of {len(verdict)} variants decided, "
@@ -280,12 +293,32 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
         games *= 2
     rows = []
     for v, variant in enumerate(search.variants):
+        why = ("" if verdict[v] != UNDECIDED else
+               f"no game ended at {', '.join(f'{n}p' for n in no_game_ends[v])}" if v in no_game_ends else "budget")
         rows.append({"variant": variant_label(variant), **variant, "games": games_of[v] * len(search.counts),
-                     "games_per_players": games_of[v], "meets": verdict[v], **results.get(v, {})})
+                     "games_per_players": games_of[v], "meets": verdict[v], "undecided_because": why,
+                     **results.get(v, {})})
     table = pd.DataFrame(rows)
     table.attrs["spent"] = spent
     table.attrs["looks"] = looks
     return table
+
+
+def undecided_text(table: pd.DataFrame, budget) -> str:
+    """How many variants stayed undecided, and why: "3 undecided (2: their next round would
+    pass the budget of 400000 games; 1: no game of theirs ended at some player count)"."""
+    undecided = table[table["meets"] == UNDECIDED]
+    if undecided.empty:
+        return "0 undecided"
+    why = undecided["undecided_because"] if "undecided_because" in undecided else pd.Series("budget", undecided.index)
+    capped = int(why.astype(str).str.startswith("no game ended").sum())
+    parts = []
+    if len(undecided) > capped:
+        parts.append(f"{len(undecided) - capped}: their next round would pass the budget of {budget} games")
+    if capped:
+        parts.append(f"{capped}: no game of theirs ended at some player count (every one hit the cap), "
+                     "so they were not played further")
+    return f"{len(undecided)} undecided ({'; '.join(parts)})"
 
 
 def format_table(search: Search, table: pd.DataFrame) -> str:
@@ -308,14 +341,14 @@ def format_table(search: Search, table: pd.DataFrame) -> str:
                 if f"{key}:value" in row and not pd.isna(row[f"{key}:value"]):
                     cells.append(f"{n}p {g(row[f'{key}:value'])} [{g(row[f'{key}:ci_low'])}, "
                                  f"{g(row[f'{key}:ci_high'])}] {row[f'{key}:meets']}")
+                elif f"{n}p" in str(row.get("undecided_because", "")).removeprefix("no game ended at ").split(", "):
+                    cells.append(f"{n}p no game ended: every one hit the cap, so not played further")
                 else:  # a metric no game measured (a bid nobody made): why it stays undecided
                     cells.append(f"{n}p not measured in any of its games")
             lines.append(f"             {t.metric}: " + "; ".join(cells))
     met = int((table["meets"] == MEETS).sum())
-    undecided = int((table["meets"] == UNDECIDED).sum())
     lines.append(f"{met} variant(s) meet every target; {int((table['meets'] == FAILS).sum())} fail one; "
-                 f"{undecided} undecided" + (f" (their next round would pass the budget of {search.budget} games)"
-                                             if undecided else "") +
+                 + undecided_text(table, search.budget) +
                  f"; {table.attrs.get('spent', 0)} games used over {table.attrs.get('looks', 0)} rounds "
                  "(played now or read from the results folder)")
     lines.append("meets: every target's 95% interval inside it at every player count; fails: one interval wholly "

@@ -93,6 +93,30 @@ def test_the_race_finds_the_planted_variants_and_drops_bad_ones_after_one_round(
     assert "forged" not in html
 
 
+def test_a_variant_none_of_whose_games_end_stops_after_one_round_and_says_why(tmp_path):
+    """One hand cannot reach 30 points without an instant moon, so every game of hand_cap=1 is
+    capped: no metric over decided games has a value, and more games would be capped too.
+    The race stops playing it (it once spent the rest of the budget on it) and says why, in
+    the table, balance.csv and the report."""
+    out = tmp_path / "b"
+    code, text = run("balance", "moon", "--vary", "hand_cap=1,300", "--vary", "target_score=30",
+                     "--vary", "moon_instant_win=false", "--target", "turns<=1000", "--first-round", 50,
+                     "--budget", 4000, "--seed", 1, "--no-progress", "--out", out)
+    assert code == 0, text
+    table = pd.read_csv(out / "balance.csv", dtype={"meets": str}, keep_default_na=False).set_index("hand_cap")
+    assert table.loc[1, "meets"] == "undecided" and table.loc[1, "games"] == 50
+    assert table.loc[1, "undecided_because"] == "no game ended at 3p"
+    assert table.loc[300, "meets"] == "true" and table.loc[300, "undecided_because"] == ""
+    assert "3p no game ended: every one hit the cap, so not played further" in text
+    assert "1 undecided (1: no game of theirs ended at some player count" in text and "budget of" not in text
+    code, _ = run("report", out)
+    import html as html_mod
+
+    page = html_mod.unescape((out / "report.html").read_text())
+    assert code == 0 and "1 undecided (hand_cap=1, target_score=30, moon_instant_win=false), as no game of theirs " \
+        "ended at some player count" in page and "would pass the budget" not in page
+
+
 def test_a_rerun_with_another_first_round_is_replayed_as_it_ran(tmp_path):
     """The folder keeps the chunk size of its first run; the rounds of a rerun with another
     ``--first-round`` are its own, and the report and ``verify`` replay those (they once
