@@ -115,20 +115,44 @@ def _own_code(module: types.ModuleType, modules) -> tuple[list[str], list[bytes]
     main = str(Path(main).resolve())
     home = os.path.dirname(main) + os.sep
     loaded = {f for f in _foreign_files(modules) if f.startswith(home)}
-    named, tops = _imports_named(main, home)
+    named, tops, computed = _imports_named(main, home)
+    if computed:  # which of its folder's modules it will import is not written in the source
+        named |= _sources_under(home)
     return [main] + sorted((loaded | named) - {main}), distributions_of(tops)
 
 
-def _imports_named(path: str, home: str) -> tuple[set[str], set[str]]:
+# calls that import a module (or run a file) by a name given as a value: with a name written
+# as a string they are read as an import statement, with any other, the name is computed
+_IMPORT_CALLS = {"__import__", "import_module", "spec_from_file_location", "run_path", "run_module", "load_source",
+                 "SourceFileLoader", "exec_module"}
+# folders of the agent's tree that hold no code of its own (an environment, a cache, a VCS)
+_NOT_SOURCES = {"__pycache__", "site-packages", "node_modules"}
+
+
+def _sources_under(home: str) -> set[str]:
+    """Every ``.py`` file in ``home``'s folder tree but those of hidden folders (``.venv``,
+    ``.git``) and of folders that hold no code of the agent's (``_NOT_SOURCES``)."""
+    out = set()
+    for root, dirs, files in os.walk(home):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SOURCES)
+        out |= {os.path.join(root, f) for f in files if f.endswith(".py")}
+    return out
+
+
+def _imports_named(path: str, home: str) -> tuple[set[str], set[str], bool]:
     """The files under ``home`` that the import statements of ``path`` name, anywhere in it
     (also inside a function: a helper imported only when the agent is created or first acts
     is not loaded with its module, yet its edit changes the agent's play), and theirs in
     turn; and the top-level names of the absolute imports found nowhere under ``home`` (a
-    library's, or Python's).  Read from the source, so a study knows them before any game."""
+    library's, or Python's).  Read from the source, so a study knows them before any game.
+    Third, whether one of these files imports a module by a name it computes
+    (``importlib.import_module(name)``, ``__import__(prefix + x)``, a file loaded by path):
+    which file that is, no reading of the source can tell."""
     import ast
 
     found: set[str] = set()
     tops: set[str] = set()
+    computed = False
     todo = [path]
     while todo:
         f = todo.pop()
@@ -138,7 +162,18 @@ def _imports_named(path: str, home: str) -> tuple[set[str], set[str]]:
             continue
         here = Path(f).parent
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
+            if isinstance(node, ast.Call):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                if called not in _IMPORT_CALLS:
+                    continue
+                first = node.args[0] if node.args else None
+                if called in ("__import__", "import_module") and isinstance(first, ast.Constant) \
+                        and isinstance(first.value, str) and not first.value.startswith("."):
+                    names = [(Path(home), first.value)]  # a name written out: read as an import
+                else:
+                    computed = True
+                    continue
+            elif isinstance(node, ast.Import):
                 names = [(Path(home), a.name) for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = Path(home) if node.level == 0 else here.joinpath(*[".."] * (node.level - 1))
@@ -146,7 +181,7 @@ def _imports_named(path: str, home: str) -> tuple[set[str], set[str]]:
                 names = [(base, prefix)] + [(base, f"{prefix}.{a.name}" if prefix else a.name) for a in node.names]
             else:
                 continue
-            absolute = isinstance(node, ast.Import) or node.level == 0
+            absolute = not isinstance(node, ast.ImportFrom) or node.level == 0
             for base, dotted in names:
                 if not dotted:
                     continue
@@ -163,7 +198,7 @@ def _imports_named(path: str, home: str) -> tuple[set[str], set[str]]:
                                 todo.append(c)
                     if i == 1 and absolute and not here_too:
                         tops.add(parts[0])
-    return found, tops
+    return found, tops, computed
 
 
 def agent_files(target: str, name: str) -> list[str]:

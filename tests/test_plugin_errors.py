@@ -212,6 +212,9 @@ _HELPER_IMPORTS = {
     # loaded only when the agent is created or first acts: not with its module, yet part of its play
     "in __init__": ("", "import helper_choice", ""),
     "in act, from a package": ("", "", "from helpers.choice import pick as _pick"),
+    # a name the agent computes: no reading of its source can tell which file it imports
+    "in act, by a computed name": ("", "", "import importlib; _pick = importlib.import_module("
+                                   "'.'.join(['helpers', 'choice'])).pick"),
 }
 
 
@@ -247,6 +250,31 @@ def test_editing_an_agents_helper_module_makes_another_study(tmp_path, where):
     helper.write_text("def pick(legal):\n    return legal[0]\n")
     line = one_error(playlab(*args, "--games", 30, env=env))
     assert "the code it plays differs: agent" in line and "(edited?)" in line, line
+
+
+def test_an_agent_importing_by_a_computed_name_is_keyed_by_its_folder_tree(tmp_path):
+    """Which module ``import_module(name)`` loads no reading of the source can tell, so such
+    an agent plays by every ``.py`` file of its folder tree (but a hidden folder's, such as a
+    ``.venv``, and a cache's); a name written out is read as an import statement, and an
+    agent without such a call is keyed by the files it imports only."""
+    from runtime.agents import agent_files
+
+    def agent(folder, body):
+        home = tmp_path / folder
+        for sub in ("strategies", ".venv/lib", "__pycache__"):
+            (home / sub).mkdir(parents=True)
+            (home / sub / "x.py").write_text("")
+        (home / "strategies" / "__init__.py").write_text("")
+        (home / "notes.py").write_text("")
+        (home / "a.py").write_text("import importlib\nclass A:\n    def act(self, view):\n"
+                                   f"        {body}\n        return view.legal_actions[0]\n")
+        return {str(Path(f).relative_to(home)) for f in agent_files(str(home / "a.py"), "A")}
+
+    computed = agent("computed", "importlib.import_module('strategies.' + self.name)")
+    assert computed == {"a.py", "notes.py", "strategies/__init__.py", "strategies/x.py"}
+    written = agent("written", "importlib.import_module('strategies.x')")
+    assert written == {"a.py", "strategies/__init__.py", "strategies/x.py"}
+    assert agent("none", "pass") == {"a.py"}
 
 
 def test_an_agent_without_helpers_keeps_its_recorded_identity(tmp_path):
