@@ -61,6 +61,9 @@ METRICS = {
     "truncated": "the share of games stopped by a cap",
 }
 MEETS, FAILS, UNDECIDED = "true", "false", "undecided"
+# why a variant stayed undecided (``undecided_because``): the budget ran out, or no game of it
+# ended at some player counts, written after this prefix ("no game ended at 2p, 3p")
+BUDGET, NO_GAME_ENDED = "budget", "no game ended at "
 FIRST_ROUND = 1000   # games per configuration in the first round (then doubled each round)
 DEFAULT_BUDGET = 400_000
 
@@ -294,7 +297,7 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
     rows = []
     for v, variant in enumerate(search.variants):
         why = ("" if verdict[v] != UNDECIDED else
-               f"no game ended at {', '.join(f'{n}p' for n in no_game_ends[v])}" if v in no_game_ends else "budget")
+               NO_GAME_ENDED + ", ".join(f"{n}p" for n in no_game_ends[v]) if v in no_game_ends else BUDGET)
         rows.append({"variant": variant_label(variant), **variant, "games": games_of[v] * len(search.counts),
                      "games_per_players": games_of[v], "meets": verdict[v], "undecided_because": why,
                      **results.get(v, {})})
@@ -304,21 +307,26 @@ def race(search: Search, play: Callable[[Study], pd.DataFrame], log: Callable[[s
     return table
 
 
+def undecided_by_reason(table: pd.DataFrame) -> dict[str, list[str]]:
+    """The undecided variants of a race table by why: ``BUDGET`` or ``NO_GAME_ENDED`` (either
+    key only when it has variants)."""
+    out: dict[str, list[str]] = {}
+    for _, row in table[table["meets"] == UNDECIDED].iterrows():
+        reason = NO_GAME_ENDED if str(row["undecided_because"]).startswith(NO_GAME_ENDED) else BUDGET
+        out.setdefault(reason, []).append(row["variant"])
+    return out
+
+
 def undecided_text(table: pd.DataFrame, budget) -> str:
     """How many variants stayed undecided, and why: "3 undecided (2: their next round would
-    pass the budget of 400000 games; 1: no game of theirs ended at some player count)"."""
-    undecided = table[table["meets"] == UNDECIDED]
-    if undecided.empty:
-        return "0 undecided"
-    why = undecided["undecided_because"] if "undecided_because" in undecided else pd.Series("budget", undecided.index)
-    capped = int(why.astype(str).str.startswith("no game ended").sum())
-    parts = []
-    if len(undecided) > capped:
-        parts.append(f"{len(undecided) - capped}: their next round would pass the budget of {budget} games")
-    if capped:
-        parts.append(f"{capped}: no game of theirs ended at some player count (every one hit the cap), "
-                     "so they were not played further")
-    return f"{len(undecided)} undecided ({'; '.join(parts)})"
+    pass the budget of 400000 games; 1: no game of theirs ended at some player count …)"."""
+    groups = undecided_by_reason(table)
+    parts = [f"{len(groups[BUDGET])}: their next round would pass the budget of {budget} games"] if BUDGET in groups else []
+    if NO_GAME_ENDED in groups:
+        parts.append(f"{len(groups[NO_GAME_ENDED])}: no game of theirs ended at some player count (every one hit "
+                     "the cap), so they were not played further")
+    total = sum(map(len, groups.values()))
+    return f"{total} undecided" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def format_table(search: Search, table: pd.DataFrame) -> str:
@@ -341,7 +349,8 @@ def format_table(search: Search, table: pd.DataFrame) -> str:
                 if f"{key}:value" in row and not pd.isna(row[f"{key}:value"]):
                     cells.append(f"{n}p {g(row[f'{key}:value'])} [{g(row[f'{key}:ci_low'])}, "
                                  f"{g(row[f'{key}:ci_high'])}] {row[f'{key}:meets']}")
-                elif f"{n}p" in str(row.get("undecided_because", "")).removeprefix("no game ended at ").split(", "):
+                elif str(row["undecided_because"]).startswith(NO_GAME_ENDED) and \
+                        f"{n}p" in row["undecided_because"].removeprefix(NO_GAME_ENDED).split(", "):
                     cells.append(f"{n}p no game ended: every one hit the cap, so not played further")
                 else:  # a metric no game measured (a bid nobody made): why it stays undecided
                     cells.append(f"{n}p not measured in any of its games")

@@ -223,23 +223,16 @@ def _sweep_tests_block(st: B.StudyData, blocks: list) -> None:
                          shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", border=0)))
 
 
-def _undecided_groups(t: pd.DataFrame) -> list[tuple[list[str], str]]:
-    """The undecided variants of a race table by why they stayed so (``race``'s
-    ``undecided_because``): the budget, or a player count where no game of theirs ended."""
-    undecided = t[t["meets"] == "undecided"]
-    why = undecided.get("undecided_because", pd.Series("budget", index=undecided.index)).astype(str)
-    capped = why.str.startswith("no game ended")
-    return [(list(undecided["variant"][m]), text) for m, text in
-            ((~capped, "as the next round would pass the budget"),
-             (capped, "as no game of theirs ended at some player count: every one hit the cap, so they were not "
-                      "played further")) if m.any()]
-
-
 def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
     """`playlab balance`: the variants, whether each meets the targets, and the games each
     was given, as the command printed them (recomputed from the store, not balance.csv)."""
     if st.kind != "balance":
         return []
+    from experiments.balance_search import BUDGET, NO_GAME_ENDED, undecided_by_reason
+
+    why_undecided = {BUDGET: "as the next round would pass the budget",
+                     NO_GAME_ENDED: "as no game of theirs ended at some player count: every one hit the cap, so "
+                                    "they were not played further"}
     t = recomputed.balance_table(st)
     targets = st.record.get("targets", [])
     rows = []
@@ -257,8 +250,8 @@ def _balance_search_block(st: B.StudyData, blocks: list) -> list[str]:
     met = [r["variant"] for r in rows if r["meets every target"] == "true"]
     verdict = (f"{len(met)} of {len(rows)} variants meet every target"
                + (f": {'; '.join(met[:5])}{' …' if len(met) > 5 else ''}" if met else "")
-               + "".join(f"; {len(names)} undecided ({'; '.join(names[:5])}{' …' if len(names) > 5 else ''}), {why}"
-                         for names, why in _undecided_groups(t)) + ".")
+               + "".join(f"; {len(names)} undecided ({'; '.join(names[:5])}{' …' if len(names) > 5 else ''}), "
+                         + why_undecided[reason] for reason, names in undecided_by_reason(t).items()) + ".")
     blocks.append(H.block("Rule variants against the targets", f"The search's answer: {verdict}", None,
                          f"Targets {'; '.join(targets)}, each at every player count. A variant is raced in rounds "
                          f"(the first of {st.record.get('first_round', st.record.get('chunk', '?'))} games, each "
