@@ -201,8 +201,10 @@ def _editable_sources(d, dist: str) -> str | None:
             for root in map(Path, spec.submodule_search_locations):
                 # ``__pycache__`` tested within the module only: a checkout that itself
                 # sits under a folder of that name still has its sources read
-                files += [(f.relative_to(root), f) for f in sorted(root.rglob("*"))
-                          if f.is_file() and "__pycache__" not in f.relative_to(root).parts]
+                for f in sorted(root.rglob("*")):
+                    name = f.relative_to(root)
+                    if f.is_file() and "__pycache__" not in name.parts:
+                        files.append((name, f))
         elif spec.origin and os.path.isfile(spec.origin):  # a module of one file
             files = [(Path(spec.origin).name, Path(spec.origin))]
         for name, f in files:
