@@ -31,6 +31,7 @@ from .rng import CHANCE_STREAM, bot_stream, stream_key
 RANDOM_BOT = 0
 AGENT_KIND = -1  # a Python agent's seat (bots.registry.AGENT_KIND)
 CONTINUE = -1  # play_games' start for "the game already in state goes on" (games are numbered from 0)
+NO_LIMIT = 1 << 62  # a count of decisions no game reaches
 # games are handed to threads in chunks: lengths vary a lot, so small chunks balance
 # the threads; each chunk starts with zeroed working memory
 GAMES_PER_CHUNK = 16
@@ -43,7 +44,7 @@ ROW_PREFIX = 2
 # What the engine's dispatch returns instead of a compiled bot's action that is not legal
 # (no compiled bot has the kind, or the bot answered with a move the rules do not allow):
 # the loop stops the game there rather than hand the rules a move that may index outside
-# the state.  ``play_game`` then returns ``REFUSED_BY_SEAT - seat``.
+# the state.  ``advance`` then returns ``REFUSED_BY_SEAT - seat``.
 REFUSED = -1
 REFUSED_BY_SEAT = -2
 
@@ -122,32 +123,34 @@ def start_game(state, params, players, seed, index, rng):
         rng[s] = stream_key(seed, index, bot_stream(s))
 
 
-def play_game(state, params, players, seed, index, bot_kind, bot_params, rng, imem, fmem,
-              view, legal, record, max_decisions):
-    """Play game ``index`` of run ``seed`` to the end; return the number of decisions
-    (-1 if the game overran ``max_decisions``, which only a kernel bug can cause;
-    ``REFUSED_BY_SEAT - seat`` if a seat's bot chose a move that is not legal).
-    The first ``len(record)`` actions are written to ``record``."""
-    start_game(state, params, players, seed, index, rng)
-    cap = record.shape[0]
-    # when every seat plays at random the game may take many decisions in one fast call
-    # (same draws, same result); recording needs each action, so it steps one by one
-    fast = cap == 0
-    for s in range(players):
-        if bot_kind[s] != RANDOM_BOT:
-            fast = False
+def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, record, limit, max_decisions,
+            fast, stop_at_agent):
+    """The engine's one loop of decisions, over the game in ``state``: until it ends, ``limit``
+    decisions were taken or (``stop_at_agent``) a Python agent's seat must decide.  Returns
+    how many were taken (the caller reads ``current_player``); -1 once they pass
+    ``max_decisions`` (a game overran its cap: only a kernel bug can cause it);
+    ``REFUSED_BY_SEAT - seat`` when ``seat``'s bot chose a move that is not legal (not
+    applied).  With ``fast`` (every seat random, nothing recorded) the game may take many
+    decisions in one call of its ``random_run`` (the same draws, the same result).  The
+    first ``len(record)`` actions are written to ``record``.
+
+    Each copy of this loop inlines the whole chain of bots (``choose_action``), so
+    ``play_games`` calls it in one place, for new games and for a game under way (a second
+    copy there cost 9-18% of the CPU time of compiling a chain whose bots were cached)."""
     n = 0
-    while not is_terminal(state):  # noqa: F821
+    while n < limit and not is_terminal(state):  # noqa: F821
         if fast:
             k = random_run(state, params, rng)  # noqa: F821
             if k > 0:
                 n += k
                 continue
         p = current_player(state)  # noqa: F821
+        if stop_at_agent and bot_kind[p] == AGENT_KIND:
+            break
         a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
         if a < 0:
             return REFUSED_BY_SEAT - p
-        if n < cap:
+        if n < record.shape[0]:
             record[n] = a
         apply(state, params, a)  # noqa: F821
         n += 1
@@ -177,17 +180,32 @@ def play_games(params, players, seed, start, count, bot_kind, bot_params, state,
     One entry point for all of these: each entry point compiles again everything inlined into
     it, the whole chain of bots, so a chain used several ways compiles once, not once per
     way (the suite's cold compiles were most of CI's time)."""
-    if start == CONTINUE:
-        return advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, count, actions)
+    continuing = start == CONTINUE
     recording = actions.shape[0] > 0
+    all_random = True
+    for s in range(players):
+        if bot_kind[s] != RANDOM_BOT:
+            all_random = False
     pos = 0
-    for g in range(count):
-        if g % GAMES_PER_CHUNK == 0:
-            imem[:] = 0
-            fmem[:] = 0
+    for g in range(1 if continuing else count):
+        if continuing:
+            limit = count
+            cap = NO_LIMIT
+        else:
+            if g % GAMES_PER_CHUNK == 0:
+                imem[:] = 0
+                fmem[:] = 0
+            start_game(state, params, players, seed, start + g, rng)
+            limit = NO_LIMIT
+            cap = max_decisions
         # past the end of a full buffer the slice is empty: the game plays unrecorded
-        n = play_game(state, params, players, seed, start + g, bot_kind, bot_params, rng, imem, fmem,
-                      view, legal, actions[pos:], max_decisions)
+        record = actions[pos:]
+        # recording needs each action, so a game of random seats takes the fast path only unrecorded
+        fast = all_random and record.shape[0] == 0 and not continuing
+        n = advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, record, limit, cap, fast,
+                    continuing)
+        if continuing:
+            return REFUSED if n <= REFUSED_BY_SEAT else n
         out[g, COL_INDEX] = start + g
         out[g, COL_DECISIONS] = n
         summarize(state, params, players, out[g, ROW_PREFIX:])  # noqa: F821
@@ -223,7 +241,7 @@ def replay_with_random(params, players, seed, start, count, actions, state_size)
     rng = np.empty(players, np.int64)
     imem = np.zeros((players, 1), np.int64)
     fmem = np.zeros((players, 1), np.float64)
-    # random seats, chosen through the same dispatch as in play_game
+    # random seats, chosen through the same dispatch as in play_games
     bot_kind = np.full(players, RANDOM_BOT, np.int64)
     bot_params = np.zeros((players, 1), np.float64)
     view = np.empty(state_size, np.int64)
@@ -232,28 +250,7 @@ def replay_with_random(params, players, seed, start, count, actions, state_size)
                        bot_params, imem, fmem, view, legal)
 
 
-def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, limit, actions):
-    """The compiled seats' decisions of a game already started, until a Python agent's
-    seat must decide, the game ends or ``limit`` decisions were taken; returns how many
-    were taken (the caller reads ``current_player``), or ``REFUSED`` when the bot of the
-    seat to move chose a move that is not legal (not applied).  The first
-    ``len(actions)`` actions taken are written to ``actions``."""
-    n = 0
-    while n < limit and not is_terminal(state):  # noqa: F821
-        p = current_player(state)  # noqa: F821
-        if bot_kind[p] == AGENT_KIND:
-            break
-        a = choose_action(bot_kind, bot_params, state, params, rng, p, imem, fmem, view, legal)
-        if a < 0:
-            return REFUSED  # seat p's bot chose a move that is not legal: the caller says so
-        if n < actions.shape[0]:
-            actions[n] = a
-        apply(state, params, a)  # noqa: F821
-        n += 1
-    return n
-
-
-TEMPLATES = ("choose_action", "start_game", "play_game", "advance", "play_games", "replay_loop",
+TEMPLATES = ("choose_action", "start_game", "advance", "play_games", "replay_loop",
              "replay_with_random")
 # what Python calls (``runtime.kernels.kernels_for`` exposes only these): every other template
 # is inlined into them, and each further entry point would compile the chain of bots again
@@ -265,6 +262,6 @@ NO_NRT = {"_nrt": False}
 # so that a bot's code is not compiled once more per link of the chain.
 INLINE = {"inline": "always"}
 JIT_OPTIONS = {"play_games": {"nogil": True, **NO_NRT}, "choose_action": {**INLINE, **NO_NRT},
-               "play_game": {**INLINE, **NO_NRT}, "replay_loop": NO_NRT, "advance": {**INLINE, **NO_NRT},
+               "replay_loop": NO_NRT, "advance": {**INLINE, **NO_NRT},
                "link_view": {**INLINE, **NO_NRT}, "link_state": {**INLINE, **NO_NRT}, "no_bot": NO_NRT,
                "legal_answer": {**INLINE, **NO_NRT}}
