@@ -29,5 +29,5 @@ def cheap(game: str, name: str) -> str:
     """A bot spec that keeps the suite fast (search bots with few playouts; an alias gets
     its bot's)."""
     budget = {"flatmc": "playouts=1", "mcts": "iterations=8", "mcts-learned": "iterations=8",
-              "pimc": "worlds=1"}.get(alias_of(game, name) or name)
+              "pimc": "worlds=1", "planner": "budget=1"}.get(alias_of(game, name) or name)
     return f"{name}:{budget}" if budget else name
