@@ -136,7 +136,8 @@ def advance(state, params, bot_kind, bot_params, rng, imem, fmem, view, legal, r
 
     Each copy of this loop inlines the whole chain of bots (``choose_action``), so
     ``play_games`` calls it in one place, for new games and for a game under way (a second
-    copy there cost 9-18% of the CPU time of compiling a chain whose bots were cached)."""
+    copy there cost about a tenth of the CPU time of compiling a chain whose bots were
+    cached: README, *Cold start*)."""
     n = 0
     while n < limit and not is_terminal(state):  # noqa: F821
         if fast:
