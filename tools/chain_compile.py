@@ -1,5 +1,5 @@
 """CPU seconds to compile chains of bots whose own kernels are already cached: what a new
-combination of bots costs on its first use, and most of what a cold test suite spends
+combination of bots costs on its first use, and much of what a cold test suite spends
 (README, *Cold start, reports and memory*).
 
     python tools/chain_compile.py            # the first run also compiles the bots themselves
